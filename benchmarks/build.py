@@ -1,0 +1,142 @@
+"""Build benchmark: per-stage throughput and peak memory for a cold build, then a warm rebuild.
+
+    python benchmarks/build.py                  # full corpus from data/raw (run `yaksa link-data` and
+                                                # `yaksa build synthea` first, or `dvc repro`)
+    python benchmarks/build.py --limit 200      # quick look on a subset
+
+It works in `benchmarks/results/build-work/` (its own processed data, embedding cache and indexes,
+reading the project's data/raw), so the served bundle is never touched. The cold pass starts from
+empty caches; the warm pass repeats ingest → index with the caches the cold pass left, which is what a
+nightly rebuild with unchanged sources costs. Both run in the same process, side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from yaksa.runtime import configure_offline_env  # noqa: E402
+
+configure_offline_env()
+
+from yaksa.config import load_settings  # noqa: E402
+from yaksa.pipeline.stages import run_stage  # noqa: E402
+
+STAGES = ("ingest", "tokenize", "embed", "index")
+
+
+class PeakRSS:
+    """Samples this process's resident memory while a stage runs (ru_maxrss only ever grows)."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._proc = psutil.Process()
+
+    def __enter__(self) -> "PeakRSS":
+        self.peak = self._proc.memory_info().rss
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._proc.memory_info().rss)
+            time.sleep(self.interval)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def make_workspace(params_path: Path, work: Path, limit: int) -> Path:
+    params = yaml.safe_load(params_path.read_text("utf-8"))
+    raw = (params_path.parent / params["paths"]["raw"]).resolve()
+    params["paths"] = {
+        "raw": str(Path(*([".."] * len(work.relative_to(ROOT).parts))) / raw.relative_to(ROOT)),
+        "processed": "processed",
+        "indexes": "indexes",
+        "embedding_cache": "cache/embeddings",
+    }
+    params["ingest"]["limit_per_source"] = limit
+    work.mkdir(parents=True, exist_ok=True)
+    out = work / "params.yaml"
+    out.write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), "utf-8")
+    return out
+
+
+def run_pass(params: Path, label: str) -> list[dict[str, Any]]:
+    settings = load_settings(params)
+    rows: list[dict[str, Any]] = []
+    docs = 0
+    for stage in STAGES:
+        with PeakRSS() as mem:
+            t0 = time.perf_counter()
+            summary = run_stage(stage, settings, progress=False)
+            seconds = time.perf_counter() - t0
+        if stage == "ingest":
+            docs = int(sum(summary.get("collections", {}).values()) or summary.get("documents", 0))
+        work = {"tokenize": summary.get("tokenized"), "embed": summary.get("embedded")}.get(stage, docs)
+        rows.append(
+            {
+                "pass": label,
+                "stage": stage,
+                "seconds": round(seconds, 2),
+                "documents": docs,
+                "processed": work,
+                "docs_per_s": round((work or 0) / seconds, 1) if seconds > 0 else None,
+                "peak_rss_mb": round(mem.peak / 2**20),
+                "summary": summary,
+            }
+        )
+        print(f"  {label:5s} {stage:9s} {seconds:8.1f} s  processed={work}  peak={mem.peak / 2**20:.0f} MB", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="cold vs warm build benchmark")
+    parser.add_argument("--params", type=Path, default=ROOT / "params.yaml")
+    parser.add_argument("--limit", type=int, default=0, help="records per source (0 = all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "build.json")
+    args = parser.parse_args()
+    work = ROOT / "benchmarks" / "results" / "build-work"
+    shutil.rmtree(work, ignore_errors=True)
+    params = make_workspace(args.params.resolve(), work, args.limit)
+    print("cold build (empty token and embedding caches):")
+    cold = run_pass(params, "cold")
+    print("warm rebuild (same sources, caches from the cold build):")
+    warm = run_pass(params, "warm")
+    cold_total = sum(r["seconds"] for r in cold)
+    warm_total = sum(r["seconds"] for r in warm)
+    result = {
+        "documents": cold[0]["documents"],
+        "cold_total_s": round(cold_total, 1),
+        "warm_total_s": round(warm_total, 1),
+        "warm_over_cold": round(warm_total / cold_total, 3),
+        "stages": cold + warm,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, ensure_ascii=False, indent=2, default=str), "utf-8")
+    print("\n| pass | stage | seconds | processed docs | docs/s | peak RSS MB |")
+    print("|---|---|---:|---:|---:|---:|")
+    for r in cold + warm:
+        print(f"| {r['pass']} | {r['stage']} | {r['seconds']} | {r['processed']} | {r['docs_per_s']} | {r['peak_rss_mb']} |")
+    print(f"\n{result['documents']} documents: cold {cold_total:.0f} s, warm {warm_total:.0f} s "
+          f"(warm/cold = {result['warm_over_cold']})")
+
+
+if __name__ == "__main__":
+    main()

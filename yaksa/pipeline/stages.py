@@ -1,0 +1,39 @@
+"""The build stages by name: one entry point shared by the CLI (and so DVC) and the Prefect tasks."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import date
+from typing import Any
+
+from yaksa.config import Settings
+
+STAGES: tuple[str, ...] = ("synthea", "ingest", "tokenize", "embed", "index")
+
+
+def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bool = True) -> dict[str, Any]:
+    """Run one stage and return its summary as a plain dict."""
+    if stage == "synthea":
+        from yaksa.corpus.synthea import generate
+
+        out = settings.paths.raw / settings.sources.get("synthea", "synthea")
+        syn = settings.synthea
+        ref = date.fromisoformat(syn.reference_date)
+        return {"patients": generate(out, syn.patients, syn.seed, syn.state, reference_date=ref)}
+    if stage == "ingest":
+        from yaksa.corpus.ingest import run_ingest
+
+        return run_ingest(settings, progress=progress).to_dict()
+    if stage == "tokenize":
+        from yaksa.pipeline.tokenize_stage import run_tokenize
+
+        return asdict(run_tokenize(settings, progress=progress))
+    if stage == "embed":
+        from yaksa.pipeline.embed_stage import run_embed
+
+        return asdict(run_embed(settings, progress=progress))
+    if stage == "index":
+        from yaksa.pipeline.index_stage import run_index
+
+        return asdict(run_index(settings, publish_bundle=publish))
+    raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")

@@ -1,0 +1,57 @@
+"""Open the published bundle together with the tokenizer and embedders that built it.
+
+The runtime tokenizer is rebuilt from the bundle's own user dictionary and the embedders from the
+manifest's identities; `open_bundle` then refuses the bundle if the installed libraries would tokenize
+or embed differently from the build (a kiwipiepy upgrade, another embedding model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from yaksa.embed.base import Embedder, make_embedder
+from yaksa.index.errors import BundleError
+from yaksa.index.manifest import Manifest
+from yaksa.index.reader import Bundle, open_bundle, resolve_bundle
+from yaksa.text.tokenizer import Tokenizer, build_tokenizer
+
+
+@dataclass
+class LoadedBundle:
+    bundle: Bundle
+    tokenizer: Tokenizer
+    embedders: dict[str, Embedder]
+
+    @property
+    def version(self) -> str:
+        return self.bundle.version
+
+    def close(self) -> None:
+        self.bundle.close()
+
+
+def load_published(indexes_root: Path, version: str | None = None, verify_checksums: bool = True) -> LoadedBundle:
+    path = resolve_bundle(indexes_root, version)
+    manifest_path = path / "manifest.json"
+    if not manifest_path.exists():
+        raise BundleError(f"{path}: manifest.json missing")
+    manifest = Manifest.from_json(manifest_path.read_text("utf-8"))
+    userdict = path / "userdict.tsv"
+    tok = manifest.tokenizer
+    tokenizer = build_tokenizer(str(tok["name"]), list(tok["pos_filter"]), userdict if userdict.exists() else None)
+    model_options = ((manifest.params.get("embed") or {}).get("models")) or {}
+    embedders: dict[str, Embedder] = {}
+    by_id: dict[str, Embedder] = {}
+    for name, info in manifest.collections.items():
+        ident = info["embedder"]
+        if ident["id"] not in by_id:
+            by_id[ident["id"]] = make_embedder(str(ident["backend"]), model_options.get(ident["backend"]) or {})
+        embedders[name] = by_id[ident["id"]]
+    bundle = open_bundle(
+        path,
+        verify_checksums=verify_checksums,
+        tokenizer=tokenizer.identity(),
+        embedders={name: e.identity() for name, e in embedders.items()},
+    )
+    return LoadedBundle(bundle=bundle, tokenizer=tokenizer, embedders=embedders)

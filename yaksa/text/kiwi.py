@@ -1,0 +1,99 @@
+"""Kiwi (kiwipiepy) morphological tokenizer: the default analyser for BM25 over Korean text.
+
+Kiwi ships its language model in `kiwipiepy_model`, takes user words at run time (our drug brands
+and ingredients) and analyses a list of texts on a thread pool, which is what makes indexing ~30k
+documents on two cores take seconds rather than minutes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from yaksa.text.filters import base_tag, check_texts, latin_terms, morpheme_terms, normalize_pos_filter
+from yaksa.text.userdict import read_userdict, userdict_hash
+
+
+class KiwiTokenizer:
+    """Kiwi morphemes filtered by POS, as index terms.
+
+    >>> tok = KiwiTokenizer(["NNG", "NNP", "VV", "SL", "SN"])
+    >>> tok.tokenize("두통이 심할 때 Tylenol 500mg을 먹어요")
+    ['두통', 'tylenol', '500', 'mg', '먹다']
+    """
+
+    name = "kiwi"
+
+    def __init__(
+        self,
+        pos_filter: Sequence[str],
+        userdict_path: Path | None = None,
+        num_workers: int | None = None,
+    ) -> None:
+        import kiwipiepy  # heavy (model load ~1 s): only when a Kiwi tokenizer is really built
+
+        self._pos = normalize_pos_filter(pos_filter)
+        self._keep = frozenset(self._pos)
+        self._version = str(kiwipiepy.__version__)
+        # Batch analysis needs at least one worker thread (num_workers=0 disables it).
+        workers = num_workers if num_workers is not None else max(1, os.cpu_count() or 1)
+        self._kiwi = kiwipiepy.Kiwi(num_workers=workers)
+        self._userdict_hash = ""
+        if userdict_path is not None:
+            path = Path(userdict_path)
+            for w in read_userdict(path):
+                self._kiwi.add_user_word(w.word, w.tag, w.score)
+            self._userdict_hash = userdict_hash(path)
+
+    def identity(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "version": self._version,
+            "pos_filter": list(self._pos),
+            "userdict_hash": self._userdict_hash,
+        }
+
+    def tokenize(self, text: str) -> list[str]:
+        if not isinstance(text, str):
+            raise TypeError(f"tokenize() expects str, got {type(text).__name__}")
+        return self._terms(text, self._kiwi.tokenize(text))
+
+    def tokenize_many(self, texts: Sequence[str], progress: bool = False) -> list[list[str]]:
+        items = check_texts(texts)
+        if not items:
+            return []
+        # Passing the whole list lets Kiwi analyse on its worker pool; results come back in order.
+        results = self._kiwi.tokenize(items)
+        if progress:
+            from tqdm import tqdm
+
+            results = tqdm(results, total=len(items), desc="kiwi", unit="doc")
+        return [self._terms(text, tokens) for text, tokens in zip(items, results, strict=True)]
+
+    def _terms(self, text: str, tokens: Sequence[Any]) -> list[str]:
+        """Filter morphemes; re-join adjacent Latin pieces from the original text first.
+
+        Kiwi splits some Latin words before a full stop ("Aspirin." → "Aspi" + "rin."), so runs of
+        touching SL tokens are cut back out of the source text and split by `latin_terms`.
+        """
+        out: list[str] = []
+        keep_latin = "SL" in self._keep
+        span: list[int] | None = None  # [start, end) of the current run of touching Latin tokens
+        for tok in tokens:
+            tag = base_tag(tok.tag)
+            if tag == "SL" and span is not None and tok.start == span[1]:
+                span[1] = tok.end
+                continue
+            if span is not None:
+                out.extend(latin_terms(text[span[0] : span[1]]))
+                span = None
+            if tag == "SL":
+                if keep_latin:
+                    span = [tok.start, tok.end]
+            elif tag in self._keep:
+                out.extend(morpheme_terms(tok.form, tag))
+        if span is not None:
+            out.extend(latin_terms(text[span[0] : span[1]]))
+        return out
