@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import psutil
 import yaml
@@ -27,12 +27,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from yaksa.runtime import configure_offline_env  # noqa: E402
+from yaksa.runtime import configure_offline_env
 
 configure_offline_env()
 
-from yaksa.config import load_settings  # noqa: E402
-from yaksa.pipeline.stages import run_stage  # noqa: E402
+from yaksa.config import load_settings
+from yaksa.pipeline.stages import run_stage
 
 STAGES = ("ingest", "tokenize", "embed", "index")
 
@@ -46,7 +46,7 @@ class PeakRSS:
         self._stop = threading.Event()
         self._proc = psutil.Process()
 
-    def __enter__(self) -> "PeakRSS":
+    def __enter__(self) -> Self:
         self.peak = self._proc.memory_info().rss
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

@@ -24,13 +24,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from yaksa.runtime import configure_offline_env  # noqa: E402
+from yaksa.runtime import configure_offline_env
 
 configure_offline_env()
 
-from yaksa.corpus import medquad, mfds_easy_drug  # noqa: E402
-from yaksa.corpus.rejects import RejectLog  # noqa: E402
-from yaksa.embed.base import make_embedder  # noqa: E402
+from yaksa.corpus import medquad, mfds_easy_drug
+from yaksa.corpus.rejects import RejectLog
+from yaksa.embed.base import make_embedder
 
 SHARED = ROOT.parent / "shared" / "data"
 SYMPTOMS = ["두통", "치통", "생리통", "발열", "감기", "콧물", "기침", "가래", "소화불량", "변비", "설사", "위염",

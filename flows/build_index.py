@@ -17,10 +17,10 @@ from yaksa.runtime import configure_offline_env
 
 configure_offline_env()
 
-from prefect import flow  # noqa: E402
+from prefect import flow
 
-from tasks.build import embed, generate_synthea, index, ingest, tokenize  # noqa: E402
-from yaksa.config import load_settings  # noqa: E402
+from tasks.build import embed, generate_synthea, index, ingest, tokenize
+from yaksa.config import load_settings
 
 
 @flow(name="build-index", log_prints=True)

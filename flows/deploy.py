@@ -14,14 +14,14 @@ from yaksa.runtime import configure_offline_env
 
 configure_offline_env()
 
-from prefect import serve  # noqa: E402
+from prefect import serve
 
-from flows.build_index import build_index  # noqa: E402
+from flows.build_index import build_index
 
 REBUILD_CRON = "30 2 * * *"  # 02:30 every night, server time zone
 
 
-def rebuild_deployment(params: str = "params.yaml", cron: str = REBUILD_CRON):  # noqa: ANN201
+def rebuild_deployment(params: str = "params.yaml", cron: str = REBUILD_CRON):
     return build_index.to_deployment(
         name="rebuild-index",
         cron=cron,

@@ -16,6 +16,7 @@ from typing import Any
 from litestar import Litestar, get
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
+from litestar.params import FromQuery
 from litestar.status_codes import HTTP_503_SERVICE_UNAVAILABLE
 
 from yaksa.index.publish import current_version, list_versions
@@ -52,7 +53,9 @@ def indexes(state: State) -> dict[str, Any]:
 
 
 @get("/v1/search", sync_to_thread=True)
-def search(state: State, q: str, k: int = 5, collection: list[str] | None = None) -> dict[str, Any]:
+def search(
+    state: State, q: FromQuery[str], k: FromQuery[int] = 5, collection: FromQuery[list[str] | None] = None
+) -> dict[str, Any]:
     searcher: Searcher | None = state.get("searcher")
     if searcher is None:
         raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE, detail="index not loaded")
@@ -73,7 +76,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     try:
         loaded = await asyncio.to_thread(load_published, state.indexes_root)
         state.searcher = Searcher(loaded)
-    except Exception as exc:  # stay up and report not-ready instead of crash-looping
+    except Exception as exc:  # noqa: BLE001 - stay up and report not-ready instead of crash-looping
         state.searcher = None
         state.load_error = f"index not loaded: {exc}"
     try:

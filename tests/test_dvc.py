@@ -22,7 +22,7 @@ def _dvc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.run(
         [str(Path(sys.executable).parent / "dvc"), *args],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+        cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -43,7 +43,7 @@ def _main() -> None:
 @app.command("link-data")
 def link_data(
     params: ParamsOpt = Path("params.yaml"),
-    shared: Annotated[Optional[Path], typer.Option(help="shared data folder (default ../shared/data)")] = None,
+    shared: Annotated[Path | None, typer.Option(help="shared data folder (default ../shared/data)")] = None,
 ) -> None:
     """Symlink ../shared/data folders into data/raw (nothing is copied)."""
     from yaksa.pipeline.rawdata import default_shared_dir, link_shared_data
@@ -72,20 +72,20 @@ def build_run(
     for name in stages:
         try:
             summary = run_stage(name, s, progress=not quiet, publish=not no_publish)
-        except Exception as exc:  # every stage error becomes one clear line and exit code 1
+        except Exception as exc:  # noqa: BLE001 - the CLI boundary: any stage error becomes one clear line
             _fail(exc)
         typer.echo(f"[{name}] " + json.dumps(summary, ensure_ascii=False, default=str))
 
 
 @app.command()
 def search(
-    query: Annotated[Optional[str], typer.Argument(help="the question")] = None,
-    collection: Annotated[Optional[list[str]], typer.Option("--collection", "-c")] = None,
+    query: Annotated[str | None, typer.Argument(help="the question")] = None,
+    collection: Annotated[list[str] | None, typer.Option("--collection", "-c")] = None,
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=100)] = 5,
     as_json: Annotated[bool, typer.Option("--json")] = False,
-    queries: Annotated[Optional[Path], typer.Option("--queries", help="file with one query per line")] = None,
+    queries: Annotated[Path | None, typer.Option("--queries", help="file with one query per line")] = None,
     params: ParamsOpt = Path("params.yaml"),
-    version: Annotated[Optional[str], typer.Option(help="bundle version (default: CURRENT)")] = None,
+    version: Annotated[str | None, typer.Option(help="bundle version (default: CURRENT)")] = None,
 ) -> None:
     """Search the published bundle."""
     from yaksa.retrieval.loader import load_published
@@ -109,7 +109,7 @@ def search(
                 for i, h in enumerate(hits, 1):
                     snippet = " ".join(h.text.split())[:120]
                     typer.echo(f"{i:2d}. [{h.collection}] {h.title} — {h.section}  ({h.score:.4f})\n    {snippet}")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
 
 
@@ -152,7 +152,7 @@ def publish_cmd(version: str, params: ParamsOpt = Path("params.yaml")) -> None:
             check=lambda b: check_bundle(b, loaded.tokenizer, loaded.embedders),
             keep=max(s.index.keep_versions, 1),
         )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
     typer.echo(f"CURRENT -> {version}")
 

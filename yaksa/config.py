@@ -57,7 +57,7 @@ class Paths:
 
 @dataclass(frozen=True)
 class SyntheaParams:
-    patients: int = 150
+    patients: int = 80
     seed: int = 20261122
     state: str = "Massachusetts"
     reference_date: str = "2026-01-01"  # pinned: Synthea's default is today, which changes every note daily

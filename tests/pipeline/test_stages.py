@@ -72,7 +72,7 @@ def test_index_refuses_stale_embeddings(tiny_copy: Path) -> None:
 
 
 def test_failed_sanity_check_leaves_current_untouched(tiny_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import yaksa.pipeline.index_stage as index_stage
+    from yaksa.pipeline import index_stage
 
     settings = load_settings(tiny_copy / "params.yaml")
     before = current_version(settings.paths.indexes)
@@ -90,7 +90,7 @@ def test_failed_sanity_check_leaves_current_untouched(tiny_copy: Path, monkeypat
 
 
 def test_interrupted_bundle_write_leaves_current_untouched(tiny_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import yaksa.index.bundle as bundle
+    from yaksa.index import bundle
 
     settings = load_settings(tiny_copy / "params.yaml")
     before_current = current_version(settings.paths.indexes)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.text.conftest import POS_FILTER
+from yaksa.text.filters import RULES_VERSION
 from yaksa.text.kiwi import KiwiTokenizer
 from yaksa.text.userdict import UserDictError, UserWord, userdict_hash, write_userdict
 
@@ -65,7 +66,7 @@ def test_identity(kiwi_plain: KiwiTokenizer, kiwi_dict: KiwiTokenizer, drug_user
     import kiwipiepy
 
     ident = kiwi_plain.identity()
-    assert ident == {"name": "kiwi", "version": kiwipiepy.__version__, "pos_filter": list(POS_FILTER),
+    assert ident == {"name": "kiwi", "version": f"{kiwipiepy.__version__}+rules{RULES_VERSION}", "pos_filter": list(POS_FILTER),
                      "userdict_hash": ""}  # fmt: skip
     assert kiwi_dict.identity()["userdict_hash"] == userdict_hash(drug_userdict)
 

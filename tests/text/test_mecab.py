@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 
 from tests.text.conftest import POS_FILTER
+from yaksa.text.filters import RULES_VERSION
 from yaksa.text.userdict import UserWord, userdict_hash, write_userdict
 
 pytest.importorskip("mecab", reason="python-mecab-ko (the `mecab` extra) is not installed")
 
-from yaksa.text.mecab import MecabTokenizer, compile_userdict, userdict_csv  # noqa: E402
+from yaksa.text.mecab import MecabTokenizer, compile_userdict, userdict_csv
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_userdict_csv_rows() -> None:
 def test_identity(mecab_plain: MecabTokenizer, mecab_dict: MecabTokenizer, drug_userdict: Path) -> None:
     import mecab
 
-    assert mecab_plain.identity() == {"name": "mecab", "version": mecab.__version__,
+    assert mecab_plain.identity() == {"name": "mecab", "version": f"{mecab.__version__}+rules{RULES_VERSION}",
                                       "pos_filter": list(POS_FILTER), "userdict_hash": ""}  # fmt: skip
     assert mecab_dict.identity()["userdict_hash"] == userdict_hash(drug_userdict)
 

@@ -36,7 +36,7 @@ def normalize_text(text: str) -> str:
 
 def content_hash(title: str, section: str, text: str) -> str:
     """sha256 over exactly what gets embedded and indexed: a change to any of it re-embeds."""
-    payload = f"{title}\x1f{section}\x1f{text}".encode("utf-8")
+    payload = f"{title}\x1f{section}\x1f{text}".encode()
     return hashlib.sha256(payload).hexdigest()
 
 
@@ -71,7 +71,7 @@ class Document:
         return row
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Document":
+    def from_row(cls, row: dict[str, Any]) -> Document:
         data = dict(row)
         meta = data.get("metadata") or "{}"
         data["metadata"] = json.loads(meta) if isinstance(meta, str) else dict(meta)

@@ -44,9 +44,12 @@ def cache_file_name(embedder_id: str) -> str:
 
 
 class EmbeddingCache:
-    """Usage:
-    >>> cache = EmbeddingCache(Path("data/cache/embeddings"))
-    >>> matrix, n_new = embed_with_cache(embedder, texts, hashes, cache)
+    """Vectors of one or more embedders under one directory.
+
+    Usage::
+
+        cache = EmbeddingCache(settings.paths.embedding_cache)
+        matrix, n_new = embed_with_cache(embedder, texts, hashes, cache)
     """
 
     def __init__(self, directory: Path) -> None:

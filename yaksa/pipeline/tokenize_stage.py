@@ -48,7 +48,7 @@ def _previous_tokens(path: Path, identity_key: str) -> dict[str, list[str]]:
         return {}
     try:
         table = pq.read_table(path)
-    except Exception:  # a corrupt cache only costs time: re-tokenize everything
+    except (OSError, pa.ArrowException):  # a corrupt cache only costs time: re-tokenize everything
         return {}
     meta = table.schema.metadata or {}
     if meta.get(b"tokenizer", b"").decode() != identity_key:

@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.text.filters import base_tag, check_texts, latin_terms, morpheme_terms, normalize_pos_filter
+from yaksa.text.filters import (
+    RULES_VERSION,
+    base_tag,
+    check_texts,
+    latin_terms,
+    morpheme_terms,
+    needs_analyser,
+    normalize_pos_filter,
+    plain_terms,
+)
 from yaksa.text.userdict import read_userdict, userdict_hash
 
 
@@ -21,7 +30,7 @@ class KiwiTokenizer:
 
     >>> tok = KiwiTokenizer(["NNG", "NNP", "VV", "SL", "SN"])
     >>> tok.tokenize("두통이 심할 때 Tylenol 500mg을 먹어요")
-    ['두통', 'tylenol', '500', 'mg', '먹다']
+    ['두통', '때', 'tylenol', '500', 'mg', '먹다']
     """
 
     name = "kiwi"
@@ -36,7 +45,7 @@ class KiwiTokenizer:
 
         self._pos = normalize_pos_filter(pos_filter)
         self._keep = frozenset(self._pos)
-        self._version = str(kiwipiepy.__version__)
+        self._version = f"{kiwipiepy.__version__}+rules{RULES_VERSION}"
         # Batch analysis needs at least one worker thread (num_workers=0 disables it).
         workers = num_workers if num_workers is not None else max(1, os.cpu_count() or 1)
         self._kiwi = kiwipiepy.Kiwi(num_workers=workers)
@@ -58,19 +67,29 @@ class KiwiTokenizer:
     def tokenize(self, text: str) -> list[str]:
         if not isinstance(text, str):
             raise TypeError(f"tokenize() expects str, got {type(text).__name__}")
+        if not needs_analyser(text):
+            return plain_terms(text, self._keep)
         return self._terms(text, self._kiwi.tokenize(text))
 
     def tokenize_many(self, texts: Sequence[str], progress: bool = False) -> list[list[str]]:
         items = check_texts(texts)
         if not items:
             return []
+        out: list[list[str] | None] = [None] * len(items)
+        korean = [i for i, text in enumerate(items) if needs_analyser(text)]
+        korean_set = set(korean)
+        for i, text in enumerate(items):
+            if i not in korean_set:
+                out[i] = plain_terms(text, self._keep)
         # Passing the whole list lets Kiwi analyse on its worker pool; results come back in order.
-        results = self._kiwi.tokenize(items)
+        results = self._kiwi.tokenize([items[i] for i in korean]) if korean else []
         if progress:
             from tqdm import tqdm
 
-            results = tqdm(results, total=len(items), desc="kiwi", unit="doc")
-        return [self._terms(text, tokens) for text, tokens in zip(items, results, strict=True)]
+            results = tqdm(results, total=len(korean), desc="kiwi", unit="doc")
+        for i, tokens in zip(korean, results, strict=True):
+            out[i] = self._terms(items[i], tokens)
+        return [terms if terms is not None else [] for terms in out]
 
     def _terms(self, text: str, tokens: Sequence[Any]) -> list[str]:
         """Filter morphemes; re-join adjacent Latin pieces from the original text first.
@@ -92,6 +111,8 @@ class KiwiTokenizer:
             if tag == "SL":
                 if keep_latin:
                     span = [tok.start, tok.end]
+            elif tag.startswith("W_"):  # serials ("1/3"), URLs, e-mails: letters and numbers only
+                out.extend(plain_terms(tok.form, self._keep))
             elif tag in self._keep:
                 out.extend(morpheme_terms(tok.form, tag))
         if span is not None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.text.filters import base_tag, check_texts, morpheme_terms, normalize_pos_filter
+from yaksa.text.filters import RULES_VERSION, base_tag, check_texts, morpheme_terms, normalize_pos_filter
 from yaksa.text.userdict import UserWord, read_userdict, userdict_hash
 
 _INSTALL_HINT = "the mecab tokenizer needs python-mecab-ko: pip install 'yaksa[mecab]'"
@@ -67,7 +67,7 @@ def compile_userdict(userdict_path: Path, cache_dir: Path | None = None) -> Path
         csv_path.write_text(userdict_csv(words), encoding="utf-8")
         cmd = [sys.executable, "-m", "mecab", "dict-index", "--userdic", str(dic_path),
                "-f", "utf-8", "-t", "utf-8", str(csv_path)]  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
         if proc.returncode != 0 or not dic_path.is_file():
             raise RuntimeError(
                 f"compiling MeCab user dictionary from {userdict_path} failed "
@@ -95,7 +95,7 @@ class MecabTokenizer:
         mecab = _import_mecab()
         self._pos = normalize_pos_filter(pos_filter)
         self._keep = frozenset(self._pos)
-        self._version = str(mecab.__version__)
+        self._version = f"{mecab.__version__}+rules{RULES_VERSION}"
         self._userdict_hash = ""
         user_dic = None
         if userdict_path is not None:

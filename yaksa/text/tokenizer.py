@@ -5,7 +5,7 @@ every tokenizer reports an `identity()` (library, version, POS filter, user-dict
 index manifest records and the retriever compares before answering.
 
 Usage:
-    >>> tok = build_tokenizer("kiwi", ["NNG", "NNP", "VV", "SL", "SN"], None)
+    >>> tok = build_tokenizer("kiwi", ["NNG", "NNP", "VV", "VA", "SL", "SN"], None)
     >>> tok.tokenize("두통이 있어요")
     ['두통', '있다']
 """
