@@ -54,7 +54,7 @@ def korean_set() -> tuple[list[str], list[str], list[set[int]]]:
     return passages, queries, golds
 
 
-def english_set(n_questions: int = 100, n_passages: int = 1500) -> tuple[list[str], list[str], list[set[int]]]:
+def english_set(n_questions: int = 60, n_passages: int = 400) -> tuple[list[str], list[str], list[set[int]]]:
     docs = medquad.load(SHARED / "medquad" / "passages.jsonl", RejectLog())
     by_id = {d.doc_id: i for i, d in enumerate(docs)}
     rng = random.Random(7)

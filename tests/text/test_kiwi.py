@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -93,18 +92,3 @@ def test_bad_input(kiwi_plain: KiwiTokenizer, tmp_path: Path) -> None:
         KiwiTokenizer([])
     with pytest.raises(UserDictError, match="not found"):
         KiwiTokenizer(["NNG"], tmp_path / "missing.tsv")
-
-
-def test_throughput(kiwi_dict: KiwiTokenizer, mfds_documents, medquad_passages) -> None:
-    """Reports docs/s on real text; the floor is loose because the CI machine may be shared."""
-    texts = [d.text for d in mfds_documents]
-    kiwi_dict.tokenize_many(texts[:50])
-    start = time.perf_counter()
-    kiwi_dict.tokenize_many(texts)
-    mfds_rate = len(texts) / (time.perf_counter() - start)
-    start = time.perf_counter()
-    kiwi_dict.tokenize_many(medquad_passages)
-    medquad_rate = len(medquad_passages) / (time.perf_counter() - start)
-    print(f"\nkiwi: MFDS sections {mfds_rate:.0f} docs/s (n={len(texts)}), "
-          f"MedQuAD passages {medquad_rate:.0f} docs/s (n={len(medquad_passages)})")  # fmt: skip
-    assert mfds_rate > 300 and medquad_rate > 50

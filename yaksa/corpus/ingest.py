@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from yaksa.atomicio import atomic_write
 from yaksa.config import Settings
 from yaksa.corpus import medquad, mfds_easy_drug, mfds_pill, mtsamples, pubmedqa, synthea
 from yaksa.corpus.document import COLLECTIONS, Document
@@ -98,19 +97,6 @@ def _rel(path: Path | str, base: Path, fallback: Path) -> str:
     if p.is_relative_to(base):
         return p.relative_to(base).as_posix()
     return Path(os.path.relpath(p, fallback)).as_posix()
-
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temp file in the same directory, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Not mkstemp: its 0600 mode would survive the rename; a plain create honours the umask.
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _load_sources(settings: Settings, rejects: RejectLog, progress: bool,
@@ -205,7 +191,7 @@ def run_ingest(settings: Settings, progress: bool = True) -> IngestSummary:
     paths = settings.paths
     reject_rows = [{"source": r.source, "file": _rel(r.file, paths.raw, paths.root), "row": r.row,
                     "reason": r.reason} for r in rejects.items]
-    _atomic_write(paths.rejects, lambda p: pq.write_table(pa.Table.from_pylist(reject_rows, REJECT_SCHEMA), p))
+    atomic_write(paths.rejects, lambda p: pq.write_table(pa.Table.from_pylist(reject_rows, REJECT_SCHEMA), p))
 
     error = None
     if summary.reject_rate > settings.ingest.max_reject_rate:
@@ -215,13 +201,13 @@ def run_ingest(settings: Settings, progress: bool = True) -> IngestSummary:
     elif not documents:
         error = "no documents: every configured source was missing, empty or rejected"
     summary_json = {**summary.to_dict(), "error": error}
-    _atomic_write(paths.ingest_summary, lambda p: p.write_text(
+    atomic_write(paths.ingest_summary, lambda p: p.write_text(
         json.dumps(summary_json, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"))
     _print_summary(summary, settings)
     if error:
         raise IngestError(error)
     rows = [doc.to_row() for doc in documents]
-    _atomic_write(paths.documents, lambda p: pq.write_table(pa.Table.from_pylist(rows, DOCUMENT_SCHEMA), p))
+    atomic_write(paths.documents, lambda p: pq.write_table(pa.Table.from_pylist(rows, DOCUMENT_SCHEMA), p))
     return summary
 
 

@@ -11,9 +11,7 @@ one wins, a file is never half-written.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from yaksa.atomicio import write_parquet
 from yaksa.embed.base import Embedder
 
 _ID_KEY = b"yaksa.embedder_id"
@@ -131,15 +130,7 @@ class EmbeddingCache:
         table = pa.table({"content_hash": pa.array(hashes, pa.string()), "vector": vector_col})
         table = table.replace_schema_metadata({_ID_KEY: embedder_id.encode("utf-8")})
         path = self.path_for(embedder_id)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=self.directory)
-        os.close(fd)
-        try:
-            pq.write_table(table, tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_parquet(path, table)
         st = path.stat()
         vectors.setflags(write=False)
         index = {h: i for i, h in enumerate(hashes)}

@@ -23,7 +23,7 @@ import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenized
 
-from yaksa.index.fsutil import fsync_dir, fsync_tree
+from yaksa.atomicio import fsync_dir, fsync_tree
 
 # bm25l / bm25+ add a non-occurrence score to every document, so "no query term" no longer means
 # score 0 and we could not drop unmatched rows; they are not offered.

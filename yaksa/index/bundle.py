@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from yaksa.atomicio import fsync_dir, fsync_tree
 from yaksa.config import IndexParams
 from yaksa.corpus.document import Document
 from yaksa.index.bm25 import METHODS, BM25Index
 from yaksa.index.dense import KINDS, build_dense_index, save_dense_index
 from yaksa.index.docstore import duplicate_doc_ids, write_docstore
 from yaksa.index.errors import BundleError
-from yaksa.index.fsutil import fsync_dir, fsync_tree
 from yaksa.index.layout import (
     BM25_DIR,
     DENSE_FILE,

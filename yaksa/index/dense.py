@@ -17,7 +17,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from yaksa.index.fsutil import fsync_dir, fsync_file
+from yaksa.atomicio import fsync_dir, fsync_file
 
 KINDS: tuple[str, ...] = ("flat", "hnsw")
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from yaksa.atomicio import fsync_dir, fsync_file
 from yaksa.corpus.document import Document
-from yaksa.index.fsutil import fsync_dir, fsync_file
 
 TABLE = "documents"
 # Every Document field, in declaration order; all are stored as text (metadata as sorted JSON).

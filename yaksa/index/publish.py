@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from yaksa.atomicio import atomic_write_text, fsync_dir
 from yaksa.index.errors import BundleError
-from yaksa.index.fsutil import atomic_write_text, fsync_dir
 from yaksa.index.layout import (
     CURRENT_NAME,
     LOCK_NAME,

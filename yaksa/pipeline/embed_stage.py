@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
+from yaksa.atomicio import write_json, write_npy
 from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
 from yaksa.embed.base import Embedder, make_embedder
 from yaksa.embed.cache import EmbeddingCache, embed_with_cache
-from yaksa.pipeline.atomic import write_json, write_npy
 from yaksa.pipeline.tokenize_stage import StageInputError
 
 

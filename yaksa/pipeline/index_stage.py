@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.corpus.ingest import read_documents
 from yaksa.index.bundle import CollectionInput, write_bundle
 from yaksa.index.publish import publish
-from yaksa.pipeline.atomic import write_json
 from yaksa.pipeline.embed_stage import embedder_for, group_by_collection, read_embeddings
 from yaksa.pipeline.sanity import check_bundle
 from yaksa.pipeline.tokenize_stage import read_tokens, tokenizer_for

@@ -13,10 +13,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from yaksa.atomicio import write_parquet
 from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
-from yaksa.pipeline.atomic import write_parquet
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 from yaksa.text.userdict import build_user_words, write_userdict
 

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from yaksa.atomicio import atomic_write_text
 from yaksa.corpus.document import Document
 
 # Kiwi's add_user_word score is added to the word's log-probability. 0 already wins over the
@@ -175,16 +174,7 @@ def write_userdict(path: Path, words: Sequence[UserWord]) -> None:
         if w.word not in best or w.score > best[w.word].score:
             best[w.word] = w
     body = "".join(f"{w.word}\t{w.tag}\t{_format_score(w.score)}\n" for _, w in sorted(best.items()))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(body)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(Path(path), body)
 
 
 def read_userdict(path: Path) -> list[UserWord]:
