@@ -23,3 +23,30 @@ def configure_offline_env() -> None:
     """Fill in the offline defaults without overriding what the operator set explicitly."""
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
+
+
+FAISS_DISTRIBUTIONS = ("faiss-cpu", "faiss-gpu", "faiss-gpu-cu11", "faiss-gpu-cu12")
+
+
+def installed_faiss_distributions() -> list[str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in FAISS_DISTRIBUTIONS:
+        try:
+            version(name)
+        except PackageNotFoundError:
+            continue
+        found.append(name)
+    return found
+
+
+def check_faiss_install() -> None:
+    """faiss-cpu and faiss-gpu both install the `faiss/` package; with both, whichever was installed
+    last silently wins. Refuse that setup instead of running on an unknown build."""
+    found = installed_faiss_distributions()
+    if len(found) > 1:
+        raise RuntimeError(
+            f"both {' and '.join(found)} are installed; they overwrite each other's `faiss` package. "
+            "Install exactly one extra: yaksa[cpu] or yaksa[gpu]."
+        )

@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from yaksa.atomicio import fsync_dir, fsync_file
+from yaksa.runtime import check_faiss_install
+
+check_faiss_install()
+import faiss  # after the check: with both wheels installed this import is a coin toss
 
 KINDS: tuple[str, ...] = ("flat", "hnsw")
 
