@@ -20,21 +20,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from yaksa.runtime import configure_offline_env  # noqa: E402
+from yaksa.runtime import configure_offline_env
 
 configure_offline_env()
 
-from yaksa.config import load_settings  # noqa: E402
-from yaksa.corpus.ingest import read_documents  # noqa: E402
-from yaksa.text.kiwi import KiwiTokenizer  # noqa: E402
-from yaksa.text.mecab import MecabTokenizer  # noqa: E402
+from yaksa.config import load_settings
+from yaksa.corpus.ingest import read_documents
+from yaksa.text.kiwi import KiwiTokenizer
+from yaksa.text.mecab import MecabTokenizer
 
 
 def kiwi_only(tok: KiwiTokenizer, texts: list[str]) -> list[list[str]]:
     return [tok._terms(t, r) for t, r in zip(texts, tok._kiwi.tokenize(texts), strict=True)]
 
 
-def rate(fn, texts: list[str]) -> float:  # noqa: ANN001
+def rate(fn, texts: list[str]) -> float:
     start = time.perf_counter()
     fn(texts)
     return len(texts) / (time.perf_counter() - start)
