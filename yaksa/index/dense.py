@@ -11,12 +11,11 @@ Usage:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from yaksa.atomicio import fsync_dir, fsync_file
+from yaksa.atomicio import atomic_write
 from yaksa.runtime import check_faiss_install
 
 check_faiss_install()
@@ -66,16 +65,7 @@ def build_dense_index(
 
 def save_dense_index(index: faiss.Index, path: Path) -> None:
     """Write to a temp file in the same directory and rename, so `path` is never half-written."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        faiss.write_index(index, str(tmp))
-        fsync_file(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
+    atomic_write(Path(path), lambda tmp: faiss.write_index(index, str(tmp)))
 
 
 def load_dense_index(path: Path, mmap: bool = True) -> faiss.Index:

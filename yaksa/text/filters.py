@@ -66,6 +66,11 @@ def latin_terms(surface: str) -> list[str]:
     return [w for w in _LATIN_WORD.findall(surface.lower()) if w not in ENGLISH_STOPWORDS]
 
 
+def tokenizer_identity(name: str, version: str, pos_filter: tuple[str, ...], userdict_hash: str) -> dict[str, object]:
+    """What the index manifest records, and what a reader compares, for any tokenizer backend."""
+    return {"name": name, "version": version, "pos_filter": list(pos_filter), "userdict_hash": userdict_hash}
+
+
 def needs_analyser(text: str) -> bool:
     """True when the text has Hangul (or other CJK) that only a morphological analyser can split."""
     return _NEEDS_ANALYSER.search(text) is not None

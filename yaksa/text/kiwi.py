@@ -21,6 +21,7 @@ from yaksa.text.filters import (
     needs_analyser,
     normalize_pos_filter,
     plain_terms,
+    tokenizer_identity,
 )
 from yaksa.text.userdict import read_userdict, userdict_hash
 
@@ -57,12 +58,7 @@ class KiwiTokenizer:
             self._userdict_hash = userdict_hash(path)
 
     def identity(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "version": self._version,
-            "pos_filter": list(self._pos),
-            "userdict_hash": self._userdict_hash,
-        }
+        return tokenizer_identity(self.name, self._version, self._pos, self._userdict_hash)
 
     def tokenize(self, text: str) -> list[str]:
         if not isinstance(text, str):

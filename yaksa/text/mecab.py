@@ -20,7 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.text.filters import RULES_VERSION, base_tag, check_texts, morpheme_terms, normalize_pos_filter
+from yaksa.text.filters import (
+    RULES_VERSION,
+    base_tag,
+    check_texts,
+    morpheme_terms,
+    normalize_pos_filter,
+    tokenizer_identity,
+)
 from yaksa.text.userdict import UserWord, read_userdict, userdict_hash
 
 _INSTALL_HINT = "the mecab tokenizer needs python-mecab-ko: pip install 'yaksa[mecab]'"
@@ -104,12 +111,7 @@ class MecabTokenizer:
         self._mecab = mecab.MeCab(user_dictionary_path=user_dic)
 
     def identity(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "version": self._version,
-            "pos_filter": list(self._pos),
-            "userdict_hash": self._userdict_hash,
-        }
+        return tokenizer_identity(self.name, self._version, self._pos, self._userdict_hash)
 
     def tokenize(self, text: str) -> list[str]:
         if not isinstance(text, str):
