@@ -54,4 +54,8 @@ def load_published(indexes_root: Path, version: str | None = None, verify_checks
         tokenizer=tokenizer.identity(),
         embedders={name: e.identity() for name, e in embedders.items()},
     )
+    # Kiwi and the embedders initialise lazily (~1-2 s): pay that here, not on a user's first query.
+    tokenizer.tokenize("두통에 먹는 약")
+    for embedder in by_id.values():
+        embedder.embed_query("warm-up")
     return LoadedBundle(bundle=bundle, tokenizer=tokenizer, embedders=embedders)
