@@ -105,3 +105,22 @@ def test_interrupted_bundle_write_leaves_current_untouched(tiny_copy: Path, monk
     assert current_version(settings.paths.indexes) == before_current
     assert list_versions(settings.paths.indexes) == before_versions
     assert not [p for p in settings.paths.indexes.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_hnsw_bundle_builds_publishes_and_searches(tiny_copy: Path) -> None:
+    import yaml
+
+    params_path = tiny_copy / "params.yaml"
+    params = yaml.safe_load(params_path.read_text("utf-8"))
+    params["index"]["faiss"] = "hnsw"
+    params_path.write_text(yaml.safe_dump(params, allow_unicode=True), "utf-8")
+    settings = load_settings(params_path)
+    version = run_stage("index", settings)["version"]
+    loaded = load_published(settings.paths.indexes)
+    try:
+        assert loaded.version == version
+        assert {c["faiss"] for c in loaded.bundle.manifest.collections.values()} == {"hnsw"}
+        hits, _ = Searcher(loaded).search("두통에 먹는 약", k=3)
+        assert hits and hits[0].collection == "drugs"
+    finally:
+        loaded.close()

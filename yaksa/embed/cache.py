@@ -169,7 +169,7 @@ def embed_with_cache(
     pending_v: list[np.ndarray] = []
     todo_items = list(todo.items())
     starts = range(0, len(todo_items), batch_size)
-    if progress:
+    if progress and todo_items:  # a warm run has nothing to show a bar for
         from tqdm import tqdm
 
         starts = tqdm(starts, desc=f"embed {embedder.id}", unit="batch")
