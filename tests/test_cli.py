@@ -54,3 +54,25 @@ def test_indexes_marks_current(tiny_project: Path) -> None:
     result = runner.invoke(app, ["indexes", "-p", str(tiny_project / "params.yaml")])
     assert result.exit_code == 0
     assert result.output.count("*") == 1
+
+
+def test_fusion_override_runs_each_ablation_mode(tiny_project: Path) -> None:
+    seen = {}
+    for mode in ("bm25", "dense", "rrf", "weighted"):
+        result = runner.invoke(
+            app, ["search", "두통에 먹는 약", "--json", "--fusion", mode, "-k", "3", "-p", str(tiny_project / "params.yaml")]
+        )
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.output)
+        assert out["fusion"] == mode and len(out["results"]) == 3
+        timings = out["timings_ms"]
+        assert ("bm25.drugs" in timings) == (mode != "dense")
+        assert ("faiss.drugs" in timings) == (mode != "bm25")
+        seen[mode] = [r["doc_id"] for r in out["results"]]
+    assert seen["bm25"] != seen["dense"]  # the two retrievers really disagree on this query
+
+
+def test_bad_fusion_mode_is_a_clear_error(tiny_project: Path) -> None:
+    result = runner.invoke(app, ["search", "두통", "--fusion", "magic", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 1
+    assert "retrieval.fusion must be one of" in result.output

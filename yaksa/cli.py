@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -81,7 +82,8 @@ def build_run(
 def search(
     query: Annotated[str | None, typer.Argument(help="the question")] = None,
     collection: Annotated[list[str] | None, typer.Option("--collection", "-c")] = None,
-    k: Annotated[int, typer.Option("--k", "-k", min=1, max=100)] = 5,
+    k: Annotated[int | None, typer.Option("--k", "-k", min=1, max=100, help="default: retrieval.k")] = None,
+    fusion: Annotated[str | None, typer.Option(help="override retrieval.fusion: weighted|rrf|bm25|dense")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     queries: Annotated[Path | None, typer.Option("--queries", help="file with one query per line")] = None,
     params: ParamsOpt = Path("params.yaml"),
@@ -97,8 +99,9 @@ def search(
     s = _settings(params)
     try:
         lines = [query] if query is not None else _read_queries(queries)
+        retrieval = replace(s.retrieval, fusion=fusion) if fusion else s.retrieval
         loaded = load_published(s.paths.indexes, version)
-        searcher = Searcher(loaded)
+        searcher = Searcher(loaded, retrieval)
         for q in lines:
             hits, info = searcher.search(q, k=k, collections=collection)
             if as_json:
@@ -169,8 +172,8 @@ def serve(
 
     import uvicorn
 
-    s = _settings(params)
-    os.environ["YAKSA_INDEXES"] = str(s.paths.indexes)
+    _settings(params)  # fail here, with a clear message, rather than in every worker
+    os.environ["YAKSA_PARAMS"] = str(params.resolve())
     uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
 
 

@@ -100,6 +100,29 @@ class IndexParams:
     keep_versions: int = 3
 
 
+FUSION_METHODS = ("weighted", "rrf", "bm25", "dense")
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """How a query becomes ranked documents; `bm25` / `dense` are the single-retriever baselines."""
+
+    fusion: str = "rrf"
+    bm25_weight: float = 0.8
+    dense_weight: float = 0.2
+    rrf_k: int = 60
+    pool: int = 20  # candidates taken from each retriever per collection before fusion
+    k: int = 5
+
+    def __post_init__(self) -> None:
+        if self.fusion not in FUSION_METHODS:
+            raise ValueError(f"retrieval.fusion must be one of {FUSION_METHODS}, got {self.fusion!r}")
+        if self.bm25_weight < 0 or self.dense_weight < 0 or self.bm25_weight + self.dense_weight <= 0:
+            raise ValueError("retrieval weights must be >= 0 and not both 0")
+        if self.rrf_k < 1 or self.pool < 1 or self.k < 1:
+            raise ValueError("retrieval.rrf_k, pool and k must be >= 1")
+
+
 @dataclass(frozen=True)
 class Settings:
     paths: Paths
@@ -109,6 +132,7 @@ class Settings:
     tokenizer: TokenizerParams
     embed: EmbedParams
     index: IndexParams
+    retrieval: RetrievalParams
     raw_params: dict[str, Any]
 
     def source_path(self, name: str) -> Path | None:
@@ -124,7 +148,7 @@ def _section(data: dict[str, Any], name: str, cls: type, path: Path) -> Any:
         if cls is TokenizerParams and "pos_filter" in raw:
             raw = {**raw, "pos_filter": tuple(raw["pos_filter"])}
         return cls(**raw)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: section '{name}': {exc}") from exc
 
 
@@ -161,6 +185,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         tokenizer=_section(data, "tokenizer", TokenizerParams, path),
         embed=_section(data, "embed", EmbedParams, path),
         index=_section(data, "index", IndexParams, path),
+        retrieval=_section(data, "retrieval", RetrievalParams, path),
         raw_params=data,
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):

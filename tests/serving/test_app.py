@@ -5,12 +5,12 @@ from pathlib import Path
 from litestar.testing import TestClient
 
 from serving.app import create_app
-from yaksa.config import load_settings
+from yaksa.config import RetrievalParams, load_settings
 
 
 def test_health_ready_and_search_on_the_published_bundle(tiny_project: Path) -> None:
     indexes = load_settings(tiny_project / "params.yaml").paths.indexes
-    with TestClient(app=create_app(indexes)) as client:
+    with TestClient(app=create_app(indexes, RetrievalParams())) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
         ready = client.get("/readyz")
         assert ready.status_code == 200
@@ -24,7 +24,7 @@ def test_health_ready_and_search_on_the_published_bundle(tiny_project: Path) -> 
 
 
 def test_not_ready_without_a_bundle(tmp_path: Path) -> None:
-    with TestClient(app=create_app(tmp_path / "indexes")) as client:
+    with TestClient(app=create_app(tmp_path / "indexes", RetrievalParams())) as client:
         assert client.get("/healthz").status_code == 200
         ready = client.get("/readyz")
         assert ready.status_code == 503

@@ -1,7 +1,8 @@
-"""Search a loaded bundle: BM25 and dense per collection, fused by reciprocal rank.
+"""Search a loaded bundle: BM25 and dense per collection, fused as `retrieval.fusion` says.
 
-This is the foundation's plain hybrid search, enough for `yaksa search`, the publish check and the
-smoke tests; tuned fusion, reranking and the out-of-scope guard build on it.
+`bm25` and `dense` run one retriever alone (the ablation baselines); `weighted` and `rrf` fuse both
+(see `yaksa.retrieval.fusion`). Collections are searched separately and their fused lists merged by
+fused score. Per-stage timings are returned so benchmarks and the trace can show where time goes.
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from yaksa.config import RetrievalParams
+from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import LoadedBundle
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-RRF_K = 60
 ENGLISH_COLLECTIONS = ("health", "literature", "cases")
+
+Key = tuple[str, int]  # (collection, row)
 
 
 @dataclass(frozen=True)
@@ -47,43 +51,66 @@ def route(query: str, available: list[str]) -> list[str]:
 
 
 class Searcher:
-    def __init__(self, loaded: LoadedBundle, pool: int = 20) -> None:
+    def __init__(self, loaded: LoadedBundle, params: RetrievalParams | None = None) -> None:
         self.loaded = loaded
-        self.pool = pool
+        self.params = params or RetrievalParams()
 
-    def search(self, query: str, k: int = 10, collections: list[str] | None = None) -> tuple[list[SearchHit], dict]:
+    def _timed(self, timings: dict[str, float], name: str, fn: Any, *args: Any) -> Any:
+        t = time.perf_counter()
+        out = fn(*args)
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t) * 1000
+        return out
+
+    def _collection(self, name: str, tokens: list[str], query: str, timings: dict[str, float],
+                    qvecs: dict[str, Any]) -> list[tuple[Key, float]]:
+        p = self.params
+        col = self.loaded.bundle.collections[name]
+        scored: dict[str, list[tuple[Key, float]]] = {}
+        if p.fusion != "dense":
+            rows, scores = self._timed(timings, f"bm25.{name}", col.bm25_search, tokens, p.pool)
+            scored["bm25"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
+        if p.fusion != "bm25":
+            embedder = self.loaded.embedders[name]
+            if embedder.id not in qvecs:  # collections sharing a model share the query vector
+                qvecs[embedder.id] = self._timed(timings, "embed_query", embedder.embed_query, query)
+            rows, scores = self._timed(timings, f"faiss.{name}", col.dense_search, qvecs[embedder.id], p.pool)
+            scored["dense"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
+        t = time.perf_counter()
+        if p.fusion in ("bm25", "dense"):
+            fused = scored[p.fusion]
+        elif p.fusion == "rrf":
+            fused = rrf({n: [key for key, _ in pairs] for n, pairs in scored.items()}, k=p.rrf_k)
+        else:
+            fused = weighted_fusion(scored, {"bm25": p.bm25_weight, "dense": p.dense_weight})
+        timings["fuse"] = timings.get("fuse", 0.0) + (time.perf_counter() - t) * 1000
+        return fused
+
+    def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> tuple[list[SearchHit], dict]:
         query = query.strip()
         if not query:
             raise ValueError("query is empty")
+        k = k or self.params.k
         available = list(self.loaded.bundle.collections)
         if collections:
             unknown = [c for c in collections if c not in available]
             if unknown:
                 raise ValueError(f"unknown collection(s) {unknown}; this bundle has {available}")
-            targets = collections
+            targets = list(collections)
         else:
             targets = route(query, available)
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        tokens = self.loaded.tokenizer.tokenize(query)
-        timings["tokenize"] = (time.perf_counter() - t) * 1000
-        fused: dict[tuple[str, int], float] = {}
+        start = time.perf_counter()
+        tokens = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, query)
+        merged: list[tuple[Key, float]] = []
+        qvecs: dict[str, Any] = {}
         for name in targets:
-            col = self.loaded.bundle.collections[name]
-            t = time.perf_counter()
-            rows, _ = col.bm25_search(tokens, self.pool)
-            timings[f"bm25.{name}"] = (time.perf_counter() - t) * 1000
-            for rank, row in enumerate(rows):
-                fused[(name, int(row))] = fused.get((name, int(row)), 0.0) + 1.0 / (RRF_K + rank + 1)
-            t = time.perf_counter()
-            qvec = self.loaded.embedders[name].embed_query(query)
-            rows, _ = col.dense_search(qvec, self.pool)
-            timings[f"dense.{name}"] = (time.perf_counter() - t) * 1000
-            for rank, row in enumerate(rows):
-                fused[(name, int(row))] = fused.get((name, int(row)), 0.0) + 1.0 / (RRF_K + rank + 1)
-        best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
+            merged.extend(self._collection(name, tokens, query, timings, qvecs))
+        best = sorted(merged, key=lambda kv: -kv[1])[:k]
         hits: list[SearchHit] = []
         for (name, row), score in best:
             doc = self.loaded.bundle.collections[name].documents([row])[0]
             hits.append(SearchHit(doc.doc_id, name, score, doc.title, doc.section, doc.text, doc.metadata))
-        return hits, {"collections": targets, "timings_ms": {k: round(v, 3) for k, v in timings.items()}}
+        timings["total"] = (time.perf_counter() - start) * 1000
+        info = {"collections": targets, "fusion": self.params.fusion,
+                "timings_ms": {n: round(v, 3) for n, v in timings.items()}}
+        return hits, info
