@@ -20,6 +20,9 @@ from yaksa.runtime import configure_offline_env
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="yaksa: Korean pharmacy QA — build, search, serve.")
 
+eval_app = typer.Typer(no_args_is_help=True, help="Evaluate the published bundle on the dev sets.")
+app.add_typer(eval_app, name="eval")
+
 ParamsOpt = Annotated[Path, typer.Option("--params", "-p", help="params.yaml of the project")]
 
 
@@ -125,6 +128,37 @@ def _read_queries(path: Path) -> list[str]:
     if not lines:
         raise ValueError(f"{path}: no queries")
     return lines
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    mode: Annotated[list[str] | None, typer.Option("--mode", help="fusion mode(s); default: all four")] = None,
+    limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
+    no_write: Annotated[bool, typer.Option("--no-write", help="print only: no snapshot, no DVC metrics")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Ablation of BM25-only, dense-only, weighted and RRF on MFDS-ko, MedQuAD and PubMedQA dev sets."""
+    from yaksa.config import FUSION_METHODS
+    from yaksa.evaluation.suite import markdown_table, run_retrieval_suite
+
+    s = _settings(params)
+    modes = mode or list(FUSION_METHODS)
+    bad = [m for m in modes if m not in FUSION_METHODS]
+    if bad:
+        typer.echo(f"error: unknown mode(s) {bad}; choose from {', '.join(FUSION_METHODS)}", err=True)
+        raise typer.Exit(2)
+    try:
+        result = run_retrieval_suite(
+            s, modes, limit,
+            snapshot_db=None if no_write else s.paths.eval_snapshots,
+            metrics_path=None if no_write else s.paths.retrieval_metrics,
+            progress=typer.echo,
+        )
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    for note in result.skipped:
+        typer.echo(f"skipped {note}")
+    typer.echo(f"\nbundle {result.version}\n" + markdown_table(result))
 
 
 @app.command()

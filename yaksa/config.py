@@ -54,6 +54,16 @@ class Paths:
     def build_report(self) -> Path:
         return self.processed / "build_report.json"
 
+    @property
+    def eval_snapshots(self) -> Path:
+        """Every evaluation run appends here (DuckDB), so quality can be followed across bundles."""
+        return self.processed / "eval" / "snapshots.duckdb"
+
+    @property
+    def retrieval_metrics(self) -> Path:
+        """Committed to git so `dvc metrics diff` compares retrieval quality across revisions."""
+        return self.root / "metrics" / "retrieval.json"
+
 
 @dataclass(frozen=True)
 class SyntheaParams:

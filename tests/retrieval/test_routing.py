@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import pytest
+
+from yaksa.retrieval.routing import route
+
+ALL = ["drugs", "health", "literature", "cases"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("타이레놀 먹고 술 마셔도 되나요?", ["drugs"]),
+        ("Tylenol 하루 최대 용량은?", ["drugs"]),  # any Hangul -> Korean drug labels
+        ("What is the maximum daily dose of acetaminophen?", ["health"]),
+        ("How should I store insulin?", ["health"]),
+        ("Does vitamin D prevent colds?", ["health", "literature"]),
+        ("Is statin use associated with diabetes?", ["health", "literature"]),
+        ("What is the effect of caffeine on sleep?", ["health", "literature"]),
+        ("Any randomized trials of melatonin for jet lag?", ["health", "literature"]),
+    ],
+)
+def test_language_and_research_rules(question: str, expected: list[str]) -> None:
+    assert route(question, ALL) == expected
+
+
+def test_critique_task_goes_to_cases_and_literature() -> None:
+    assert route("타이레놀 답변 검토", ALL, task="critique") == ["cases", "literature"]
+
+
+def test_only_available_collections_are_returned() -> None:
+    assert route("Does vitamin D prevent colds?", ["health", "drugs"]) == ["health"]
+    assert route("What is aspirin?", ["drugs"]) == ["drugs"]  # nothing wanted exists: fall back
+    assert route("두통약", ["health", "literature"]) == ["health", "literature"]
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="task"):
+        route("q", ALL, task="summarise")
+    with pytest.raises(ValueError, match="question"):
+        route("   ", ALL)
+    with pytest.raises(ValueError, match="available"):
+        route("q", [])

@@ -1,0 +1,52 @@
+"""Pick the collections a question is searched in.
+
+Why route at all: the Korean drug label sections (`drugs`) and the English collections (`health`,
+`literature`, `cases`) are analysed and embedded differently, and searching a collection in the
+wrong language only adds noise to the fusion. The rules are deliberately few:
+
+  * task "critique" (reviewing a case answer) -> cases + literature;
+  * any Hangul in the question -> drugs (Korean questions with English drug names included);
+  * otherwise -> health, plus literature when the question reads like a research question:
+    it starts with "Does/Do/Did", or mentions "associated/association", "effect(s) of", or a
+    study word (trial, study, studies, randomized, meta-analysis, cohort, evidence).
+
+Never returns a collection the bundle lacks: if none of the wanted ones exists, all available
+collections are searched rather than none.
+
+Usage:
+    route("타이레놀 부작용", ["drugs", "health"])                          # ["drugs"]
+    route("Is statin use associated with diabetes?", ["health", "literature"])  # both
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
+RESEARCH = re.compile(
+    r"^\s*(does|do|did)\b"
+    r"|\bassociat(ed|ion)\b"
+    r"|\beffects? of\b"
+    r"|\b(trials?|study|studies|randomi[sz]ed|meta-analys[ie]s|cohort|evidence)\b",
+    re.IGNORECASE,
+)
+TASKS: tuple[str, ...] = ("qa", "critique")
+
+
+def route(question: str, available: Sequence[str], task: str = "qa") -> list[str]:
+    """Collections to search for `question`, in search order, all of them in `available`."""
+    if task not in TASKS:
+        raise ValueError(f"task: unknown task {task!r}; expected one of {TASKS}")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    if not available:
+        raise ValueError("available is empty: the bundle has no collections to search")
+    if task == "critique":
+        wanted = ["cases", "literature"]
+    elif HANGUL.search(question):
+        wanted = ["drugs"]
+    else:
+        wanted = ["health", "literature"] if RESEARCH.search(question) else ["health"]
+    chosen = [c for c in wanted if c in available]
+    return chosen or list(available)
