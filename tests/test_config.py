@@ -32,3 +32,32 @@ def test_bad_params_are_clear_errors(tmp_path: Path, text: str, message: str) ->
     p.write_text(text, "utf-8")
     with pytest.raises(ConfigError, match=message):
         load_settings(p)
+
+
+def test_per_collection_retrieval_overrides(tmp_path: Path) -> None:
+    p = tmp_path / "params.yaml"
+    p.write_text(
+        "retrieval:\n  fusion: rrf\n  per_collection:\n    drugs: {fusion: weighted, bm25_weight: 0.3, dense_weight: 0.7}\n",
+        "utf-8",
+    )
+    r = load_settings(p).retrieval
+    assert r.for_collection("health").fusion == "rrf"
+    drugs = r.for_collection("drugs")
+    assert (drugs.fusion, drugs.bm25_weight, drugs.dense_weight) == ("weighted", 0.3, 0.7)
+    assert drugs.per_collection == {}
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("{fusion: magic}", "per_collection.drugs: retrieval.fusion must be one of"),
+        ("{bm25_weight: -1}", "per_collection.drugs: retrieval weights"),
+        ("{temperature: 2}", "per_collection.drugs"),
+        ("{k: 3}", "not k"),
+    ],
+)
+def test_bad_per_collection_overrides(tmp_path: Path, override: str, message: str) -> None:
+    p = tmp_path / "params.yaml"
+    p.write_text(f"retrieval:\n  per_collection:\n    drugs: {override}\n", "utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings(p)

@@ -102,7 +102,7 @@ def search(
     s = _settings(params)
     try:
         lines = [query] if query is not None else _read_queries(queries)
-        retrieval = replace(s.retrieval, fusion=fusion) if fusion else s.retrieval
+        retrieval = replace(s.retrieval, fusion=fusion, per_collection={}) if fusion else s.retrieval
         loaded = load_published(s.paths.indexes, version)
         searcher = Searcher(loaded, retrieval)
         for q in lines:
@@ -132,18 +132,20 @@ def _read_queries(path: Path) -> list[str]:
 
 @eval_app.command("retrieval")
 def eval_retrieval(
-    mode: Annotated[list[str] | None, typer.Option("--mode", help="fusion mode(s); default: all four")] = None,
+    mode: Annotated[
+        list[str] | None, typer.Option("--mode", help="weighted|rrf|bm25|dense|configured; default: all")
+    ] = None,
     limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
     no_write: Annotated[bool, typer.Option("--no-write", help="print only: no snapshot, no DVC metrics")] = False,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
     """Ablation of BM25-only, dense-only, weighted and RRF on MFDS-ko, MedQuAD and PubMedQA dev sets."""
     from yaksa.config import FUSION_METHODS
-    from yaksa.evaluation.suite import markdown_table, run_retrieval_suite
+    from yaksa.evaluation.suite import CONFIGURED, markdown_table, run_retrieval_suite
 
     s = _settings(params)
-    modes = mode or list(FUSION_METHODS)
-    bad = [m for m in modes if m not in FUSION_METHODS]
+    modes = mode or [*FUSION_METHODS, CONFIGURED]
+    bad = [m for m in modes if m not in (*FUSION_METHODS, CONFIGURED)]
     if bad:
         typer.echo(f"error: unknown mode(s) {bad}; choose from {', '.join(FUSION_METHODS)}", err=True)
         raise typer.Exit(2)
@@ -159,6 +161,32 @@ def eval_retrieval(
     for note in result.skipped:
         typer.echo(f"skipped {note}")
     typer.echo(f"\nbundle {result.version}\n" + markdown_table(result))
+
+
+@eval_app.command("tune")
+def eval_tune(
+    limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Choose each collection's fusion on half of its dev set; report it on the other half."""
+    import yaml
+
+    from yaksa.evaluation.tuning import suggested_params, tune
+
+    s = _settings(params)
+    try:
+        results = tune(s, limit)
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    typer.echo("| set (collection) | configuration | MRR@10 tuning half | MRR@10 held-out half |")
+    typer.echo("|---|---|---:|---:|")
+    for r in results:
+        for cfg, test in r.test_mrr.items():
+            mark = " (chosen)" if cfg == r.chosen else ""
+            typer.echo(f"| {r.goldset} ({r.collection}), n={r.n_tune}/{r.n_test} | {cfg}{mark} | "
+                       f"{r.tune_mrr[cfg]:.3f} | {test:.3f} |")
+    typer.echo("\nretrieval.per_collection to record in params.yaml:\n"
+               + yaml.safe_dump({"per_collection": suggested_params(results)}, sort_keys=True))
 
 
 @app.command()

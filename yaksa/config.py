@@ -7,7 +7,7 @@ test point a whole build at a temporary project.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +123,12 @@ class RetrievalParams:
     rrf_k: int = 60
     pool: int = 20  # candidates taken from each retriever per collection before fusion
     k: int = 5
+    per_collection: dict[str, dict[str, Any]] = field(default_factory=dict)  # tuned overrides
+
+    def for_collection(self, name: str) -> RetrievalParams:
+        """The settings one collection is searched with (its overrides applied)."""
+        overrides = self.per_collection.get(name)
+        return replace(self, per_collection={}, **overrides) if overrides else self
 
     def __post_init__(self) -> None:
         if self.fusion not in FUSION_METHODS:
@@ -131,6 +137,13 @@ class RetrievalParams:
             raise ValueError("retrieval weights must be >= 0 and not both 0")
         if self.rrf_k < 1 or self.pool < 1 or self.k < 1:
             raise ValueError("retrieval.rrf_k, pool and k must be >= 1")
+        for name, overrides in self.per_collection.items():
+            if not isinstance(overrides, dict) or {"per_collection", "k"} & set(overrides):
+                raise ValueError(f"retrieval.per_collection.{name} must map settings (not k) to values")
+            try:
+                replace(self, per_collection={}, **overrides)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"retrieval.per_collection.{name}: {exc}") from exc
 
 
 @dataclass(frozen=True)

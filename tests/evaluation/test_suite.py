@@ -19,10 +19,10 @@ def test_eval_retrieval_writes_snapshots_and_dvc_metrics(tiny_copy: Path) -> Non
     # the tiny project has MFDS drugs but no dev-question files: those sets are reported as skipped
     assert "skipped medquad" in result.output and "| mfds_ko | dense |" in result.output
     rows = read_snapshots(settings.paths.eval_snapshots)
-    assert {r["config"] for r in rows} == {"weighted", "rrf", "bm25", "dense"}
+    assert {r["config"] for r in rows} == {"weighted", "rrf", "bm25", "dense", "configured"}
     assert all(r["goldset"] == "mfds_ko" and 0.0 <= r["mrr_at_10"] <= 1.0 for r in rows)
     metrics = json.loads(settings.paths.retrieval_metrics.read_text("utf-8"))
-    assert set(metrics) == {"mfds_ko/weighted", "mfds_ko/rrf", "mfds_ko/bm25", "mfds_ko/dense"}
+    assert set(metrics) == {f"mfds_ko/{m}" for m in ("weighted", "rrf", "bm25", "dense", "configured")}
     assert metrics["mfds_ko/rrf"]["mrr@10"] > 0.3  # a real retriever on its own drug sections
 
 

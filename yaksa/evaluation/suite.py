@@ -23,6 +23,7 @@ from yaksa.retrieval.searcher import Searcher
 
 COLLECTION_FOR_SET = {"mfds_ko": "drugs", "medquad": "health", "pubmedqa": "literature"}
 EVAL_K = 10
+CONFIGURED = "configured"  # params.yaml as it stands, per-collection overrides included
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ def run_retrieval_suite(
     table: dict[str, dict[str, dict[str, float]]] = {}
     try:
         for mode in modes:
-            params = replace(settings.retrieval, fusion=mode, pool=max(settings.retrieval.pool, EVAL_K))
+            base = replace(settings.retrieval, pool=max(settings.retrieval.pool, EVAL_K))
+            params = base if mode == CONFIGURED else replace(base, fusion=mode, per_collection={})
             searcher = Searcher(loaded, params)
             table[mode] = {}
             for name, questions in sets.items():

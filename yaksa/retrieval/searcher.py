@@ -63,7 +63,7 @@ class Searcher:
 
     def _collection(self, name: str, tokens: list[str], query: str, timings: dict[str, float],
                     qvecs: dict[str, Any]) -> list[tuple[Key, float]]:
-        p = self.params
+        p = self.params.for_collection(name)
         col = self.loaded.bundle.collections[name]
         scored: dict[str, list[tuple[Key, float]]] = {}
         if p.fusion != "dense":
@@ -106,11 +106,19 @@ class Searcher:
         for name in targets:
             merged.extend(self._collection(name, tokens, query, timings, qvecs))
         best = sorted(merged, key=lambda kv: -kv[1])[:k]
-        hits: list[SearchHit] = []
-        for (name, row), score in best:
-            doc = self.loaded.bundle.collections[name].documents([row])[0]
-            hits.append(SearchHit(doc.doc_id, name, score, doc.title, doc.section, doc.text, doc.metadata))
+        t = time.perf_counter()
+        docs = {}
+        for name in {n for (n, _), _ in best}:  # one doc-store query per collection, not per hit
+            rows = [row for (n, row), _ in best if n == name]
+            docs.update({(name, r): d for r, d in zip(rows, self.loaded.bundle.collections[name].documents(rows))})
+        hits = [
+            SearchHit(d.doc_id, name, score, d.title, d.section, d.text, d.metadata)
+            for (name, row), score in best
+            for d in [docs[(name, row)]]
+        ]
+        timings["fetch"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - start) * 1000
-        info = {"collections": targets, "fusion": self.params.fusion,
+        fusion = {n: self.params.for_collection(n).fusion for n in targets}
+        info = {"collections": targets, "fusion": fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
                 "timings_ms": {n: round(v, 3) for n, v in timings.items()}}
         return hits, info
