@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,12 @@ def shared_or_skip(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path.relative_to(SHARED.parent.parent)}")
     return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Callable[[str], Path]:
+    """`shared_data("medquad/passages.jsonl")` → the real file, or skip when it is not on this machine."""
+    return lambda rel: shared_or_skip(*rel.split("/"))
 
 
 def _head_lines(src: Path, dst: Path, n: int) -> None:

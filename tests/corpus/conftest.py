@@ -11,22 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SYNTHEA_SEED = 42
 SYNTHEA_REFERENCE_DATE = date(2025, 1, 1)
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Callable[[str], Path]:
-    """`shared_data("medquad/passages.jsonl")` → the real file, or skip when it is not on this machine."""
-
-    def get(rel: str) -> Path:
-        path = SHARED / rel
-        if not path.exists():
-            pytest.skip(f"shared data not available: {path}")
-        return path
-
-    return get
 
 
 @pytest.fixture(scope="session")

@@ -10,21 +10,6 @@ import pytest
 
 from yaksa.corpus.document import Document
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Callable[[str], Path]:
-    """`shared_data("medquad/dev_questions.jsonl")` → the real file, or skip when it is absent."""
-
-    def get(rel: str) -> Path:
-        path = SHARED / rel
-        if not path.exists():
-            pytest.skip(f"shared data not available: {path}")
-        return path
-
-    return get
-
 
 @pytest.fixture(scope="session")
 def mfds_documents(shared_data: Callable[[str], Path]) -> list[Document]:
