@@ -11,7 +11,6 @@ from yaksa.config import load_settings
 from yaksa.corpus.document import COLLECTIONS, Document
 from yaksa.corpus.ingest import IngestError, read_documents, run_ingest
 
-
 CHECKOUT_PARENT = Path(__file__).resolve().parents[3]
 
 

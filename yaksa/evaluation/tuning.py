@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from yaksa.config import Settings
 from yaksa.evaluation.goldsets import GoldQuestion
 from yaksa.evaluation.metrics import mrr
-from yaksa.evaluation.suite import COLLECTION_FOR_SET, build_goldsets
+from yaksa.evaluation.suite import COLLECTION_FOR_SET, EVAL_K, build_goldsets
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import LoadedBundle, load_published
 
-EVAL_K = 10
 WEIGHTS = tuple(round(0.1 * i, 1) for i in range(1, 10))
 
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,9 +41,16 @@ def group_by_collection(docs: list[Document]) -> dict[str, list[Document]]:
     return dict(groups)
 
 
-def embedder_for(settings: Settings, collection: str) -> Embedder:
-    backend = settings.embed.backend_for(collection)
-    return make_embedder(backend, settings.embed.options_for(backend))
+def embedders_for(settings: Settings, collections: Iterable[str]) -> dict[str, Embedder]:
+    """One embedder per collection, one instance per backend: collections sharing a model load it once."""
+    by_backend: dict[str, Embedder] = {}
+    out: dict[str, Embedder] = {}
+    for name in collections:
+        backend = settings.embed.backend_for(name)
+        if backend not in by_backend:
+            by_backend[backend] = make_embedder(backend, settings.embed.options_for(backend))
+        out[name] = by_backend[backend]
+    return out
 
 
 def _fingerprint(docs: list[Document]) -> str:
@@ -60,8 +68,10 @@ def run_embed(settings: Settings, progress: bool = True) -> EmbedSummary:
     out_dir = settings.paths.embeddings
     report: dict[str, dict[str, object]] = {}
     embedded_total = 0
-    for collection, group in sorted(group_by_collection(docs).items()):
-        embedder = embedder_for(settings, collection)
+    groups = group_by_collection(docs)
+    embedders = embedders_for(settings, groups)
+    for collection, group in sorted(groups.items()):
+        embedder = embedders[collection]
         t0 = time.perf_counter()
         vectors, embedded = embed_with_cache(
             embedder,

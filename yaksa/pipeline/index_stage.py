@@ -14,7 +14,7 @@ from yaksa.config import Settings
 from yaksa.corpus.ingest import read_documents
 from yaksa.index.bundle import CollectionInput, write_bundle
 from yaksa.index.publish import publish
-from yaksa.pipeline.embed_stage import embedder_for, group_by_collection, read_embeddings
+from yaksa.pipeline.embed_stage import embedders_for, group_by_collection, read_embeddings
 from yaksa.pipeline.sanity import check_bundle
 from yaksa.pipeline.tokenize_stage import read_tokens, tokenizer_for
 
@@ -59,7 +59,7 @@ def run_index(settings: Settings, publish_bundle: bool = True) -> IndexSummary:
     )
     version = bundle_dir.name
     if publish_bundle:
-        embedders = {c.name: embedder_for(settings, c.name) for c in inputs}
+        embedders = embedders_for(settings, [c.name for c in inputs])
         publish(
             settings.paths.indexes,
             version,

@@ -54,6 +54,8 @@ class Searcher:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams | None = None) -> None:
         self.loaded = loaded
         self.params = params or RetrievalParams()
+        # resolved once: the per-collection overrides do not change while this searcher lives
+        self._params = {name: self.params.for_collection(name) for name in loaded.bundle.collections}
 
     def _timed(self, timings: dict[str, float], name: str, fn: Any, *args: Any) -> Any:
         t = time.perf_counter()
@@ -63,7 +65,7 @@ class Searcher:
 
     def _collection(self, name: str, tokens: list[str], query: str, timings: dict[str, float],
                     qvecs: dict[str, Any]) -> list[tuple[Key, float]]:
-        p = self.params.for_collection(name)
+        p = self._params[name]
         col = self.loaded.bundle.collections[name]
         scored: dict[str, list[tuple[Key, float]]] = {}
         if p.fusion != "dense":
@@ -118,7 +120,7 @@ class Searcher:
         ]
         timings["fetch"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - start) * 1000
-        fusion = {n: self.params.for_collection(n).fusion for n in targets}
+        fusion = {n: self._params[n].fusion for n in targets}
         info = {"collections": targets, "fusion": fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
                 "timings_ms": {n: round(v, 3) for n, v in timings.items()}}
         return hits, info
