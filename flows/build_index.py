@@ -19,7 +19,7 @@ configure_offline_env()
 
 from prefect import flow
 
-from tasks.build import embed, generate_synthea, index, ingest, tokenize
+from tasks.build import concepts, embed, generate_synthea, index, ingest, tokenize
 from yaksa.config import load_settings
 
 
@@ -30,6 +30,7 @@ def build_index(params: str = "params.yaml", synthea: bool = True, publish: bool
     if synthea:
         report["synthea"] = generate_synthea(settings)
     report["ingest"] = ingest(settings)
+    report["concepts"] = concepts(settings)
     report["tokenize"] = tokenize(settings)
     report["embed"] = embed(settings)
     report["index"] = index(settings, publish=publish)

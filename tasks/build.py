@@ -28,6 +28,11 @@ def ingest(settings: Settings) -> dict[str, Any]:
     return _run("ingest", settings, progress=False)
 
 
+@task(name="concepts", retries=1, retry_delay_seconds=5)
+def concepts(settings: Settings) -> dict[str, Any]:
+    return _run("concepts", settings)
+
+
 @task(name="tokenize", retries=1, retry_delay_seconds=5)
 def tokenize(settings: Settings) -> dict[str, Any]:
     return _run("tokenize", settings, progress=False)

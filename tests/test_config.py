@@ -53,7 +53,7 @@ def test_per_collection_retrieval_overrides(tmp_path: Path) -> None:
         ("{fusion: magic}", "per_collection.drugs: retrieval.fusion must be one of"),
         ("{bm25_weight: -1}", "per_collection.drugs: retrieval weights"),
         ("{temperature: 2}", "per_collection.drugs"),
-        ("{k: 3}", "not k"),
+        ("{k: 3}", r"not \[.k.,"),
     ],
 )
 def test_bad_per_collection_overrides(tmp_path: Path, override: str, message: str) -> None:

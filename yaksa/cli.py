@@ -106,15 +106,15 @@ def search(
         loaded = load_published(s.paths.indexes, version)
         searcher = Searcher(loaded, retrieval)
         for q in lines:
-            hits, info = searcher.search(q, k=k, collections=collection)
+            result = searcher.search(q, k=k, collections=collection)
             if as_json:
-                out = {"query": q, "version": loaded.version, **info, "results": [h.to_json() for h in hits]}
-                typer.echo(json.dumps(out, ensure_ascii=False))
-            else:
-                typer.echo(f"# {q}  (bundle {loaded.version}, collections {', '.join(info['collections'])})")
-                for i, h in enumerate(hits, 1):
-                    snippet = " ".join(h.text.split())[:120]
-                    typer.echo(f"{i:2d}. [{h.collection}] {h.title} — {h.section}  ({h.score:.4f})\n    {snippet}")
+                typer.echo(json.dumps({**result.to_json(), "version": loaded.version}, ensure_ascii=False))
+                continue
+            flag = "  BLOCKED (out of scope)" if result.blocked else ""
+            typer.echo(f"# {q}  (bundle {loaded.version}, collections {', '.join(result.collections)}){flag}")
+            for i, h in enumerate(result.hits, 1):
+                snippet = " ".join(h.text.split())[:120]
+                typer.echo(f"{i:2d}. [{h.collection}] {h.title} — {h.section}  ({h.score:.4f})\n    {snippet}")
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
 
@@ -187,6 +187,69 @@ def eval_tune(
                        f"{r.tune_mrr[cfg]:.3f} | {test:.3f} |")
     typer.echo("\nretrieval.per_collection to record in params.yaml:\n"
                + yaml.safe_dump({"per_collection": suggested_params(results)}, sort_keys=True))
+
+
+@eval_app.command("oos")
+def eval_oos(
+    limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Calibrate the out-of-scope guard per collection (tuning half); report it on the held-out half."""
+    import yaml
+
+    from yaksa.evaluation.oos_calibration import calibrate_oos
+
+    s = _settings(params)
+    try:
+        report = calibrate_oos(s, limit, progress=typer.echo)
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    h = report.held_out
+    typer.echo(f"\nheld-out half, bundle {report.version}: block rate {h['block_rate']:.3f} "
+               f"(n={int(h['n_out_of_scope'])}), false-block rate {h['false_block_rate']:.3f} "
+               f"(n={int(h['n_in_scope'])}); per set: "
+               + ", ".join(f"{k} {v:.3f}" for k, v in report.per_set_false_block.items()))
+    suggested = {c: {"oos_threshold": t.threshold} for c, t in report.thresholds.items()}
+    typer.echo("\nretrieval.per_collection thresholds to record in params.yaml:\n"
+               + yaml.safe_dump({"per_collection": suggested}, sort_keys=True))
+
+
+@app.command()
+def ask(
+    question: Annotated[list[str], typer.Argument(help="one or more questions, asked in order as one conversation")],
+    user: Annotated[str, typer.Option("--user", "-u", help="whose profile memory to use")] = "cli-user",
+    profile: Annotated[str | None, typer.Option("--profile", help="ablation profile (default: agent.profile)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per question")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Ask the pharmacist agent; prints the answer and the trace (nodes, iterations, scores, timings, LLM calls)."""
+    from yaksa.agent.runtime import build_runner
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    try:
+        if profile is not None:
+            s.agent.flags(profile)  # an unknown profile is an error before anything loads
+        loaded = load_published(s.paths.indexes)
+        runner = build_runner(loaded, s)
+        for q in question:
+            result = runner.run(q, user, profile)
+            if as_json:
+                out = {"answer": result.answer, "citations": [c.doc_id for c in result.citations],
+                       "blocked": result.blocked, "bundle_version": result.bundle_version, "trace": result.trace}
+                typer.echo(json.dumps(out, ensure_ascii=False, default=str))
+                continue
+            t = result.trace
+            typer.echo(f"Q: {q}\n\n{result.answer}\n")
+            for c in result.citations:
+                typer.echo(f"  [문서 {c.n}] {c.title} — {c.section} ({c.doc_id})")
+            typer.echo(f"\ntrace: profile={t['profile']} intent={t['intent']} k={t['k']} blocked={result.blocked} "
+                       f"iterations={t['iterations']} scores={t['scores']} stop={t['stop_reason']} "
+                       f"cache_hit={t['cache_hit']} llm_calls={t['llm_calls']['totals']}\n"
+                       f"nodes: {' → '.join(t['nodes'])}\n"
+                       f"timings_ms: {json.dumps(t['timings_ms'], ensure_ascii=False)}\n")
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
 
 
 @app.command()

@@ -60,6 +60,11 @@ class Paths:
         return self.processed / "eval" / "snapshots.duckdb"
 
     @property
+    def concepts(self) -> Path:
+        """The slot-extraction concept table and its MedCAT pack (`yaksa build concepts`)."""
+        return self.processed / "concepts"
+
+    @property
     def retrieval_metrics(self) -> Path:
         """Committed to git so `dvc metrics diff` compares retrieval quality across revisions."""
         return self.root / "metrics" / "retrieval.json"
@@ -111,6 +116,10 @@ class IndexParams:
 
 
 FUSION_METHODS = ("weighted", "rrf", "bm25", "dense")
+RERANKERS = ("none", "cross_encoder", "flag")
+# applied once to the merged candidates of all collections, so they cannot differ per collection
+GLOBAL_ONLY = frozenset({"per_collection", "k", "rerank", "rerank_model", "rerank_min_score",
+                         "rerank_candidates", "oos_rerank_threshold"})
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,15 @@ class RetrievalParams:
     rrf_k: int = 60
     pool: int = 20  # candidates taken from each retriever per collection before fusion
     k: int = 5
+    expansion: bool = True  # rule-based query expansion of the BM25 query (yaksa.retrieval.expansion)
+    # out-of-scope guard: block when the best dense cosine is below this (None: never block);
+    # calibrated per collection, because each collection may use a different embedding model
+    oos_threshold: float | None = None
+    rerank: str = "none"  # none | cross_encoder | flag (yaksa.retrieval.rerank)
+    rerank_model: str = ""  # a local path or hub name; needed by the model backends
+    rerank_min_score: float = 0.005  # on the reranker's sigmoid scale
+    rerank_candidates: int = 20  # fused candidates (all collections) sent to the reranker
+    oos_rerank_threshold: float | None = None  # with a reranker the guard uses its top score instead
     per_collection: dict[str, dict[str, Any]] = field(default_factory=dict)  # tuned overrides
 
     def for_collection(self, name: str) -> RetrievalParams:
@@ -135,15 +153,88 @@ class RetrievalParams:
             raise ValueError(f"retrieval.fusion must be one of {FUSION_METHODS}, got {self.fusion!r}")
         if self.bm25_weight < 0 or self.dense_weight < 0 or self.bm25_weight + self.dense_weight <= 0:
             raise ValueError("retrieval weights must be >= 0 and not both 0")
-        if self.rrf_k < 1 or self.pool < 1 or self.k < 1:
-            raise ValueError("retrieval.rrf_k, pool and k must be >= 1")
+        if self.rrf_k < 1 or self.pool < 1 or self.k < 1 or self.rerank_candidates < 1:
+            raise ValueError("retrieval.rrf_k, pool, k and rerank_candidates must be >= 1")
+        if self.rerank not in RERANKERS:
+            raise ValueError(f"retrieval.rerank must be one of {RERANKERS}, got {self.rerank!r}")
+        if self.rerank != "none" and not self.rerank_model:
+            raise ValueError(f"retrieval.rerank_model is required with rerank {self.rerank!r}")
         for name, overrides in self.per_collection.items():
-            if not isinstance(overrides, dict) or {"per_collection", "k"} & set(overrides):
-                raise ValueError(f"retrieval.per_collection.{name} must map settings (not k) to values")
+            if not isinstance(overrides, dict) or GLOBAL_ONLY & set(overrides):
+                raise ValueError(f"retrieval.per_collection.{name} must map per-collection settings "
+                                 f"(not {sorted(GLOBAL_ONLY)}) to values")
             try:
                 replace(self, per_collection={}, **overrides)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"retrieval.per_collection.{name}: {exc}") from exc
+
+
+MEMORY_MODES = ("persistent", "none")
+REFINE_STRATEGIES = ("crag", "basic")
+JUDGES = ("heuristic", "llm")
+
+
+@dataclass(frozen=True)
+class AgentFlags:
+    """One ablation profile: which mechanisms of the pharmacist agent run (see README: Agent)."""
+
+    mode: str = "rag"               # rag | llm (the baseline: no extraction, memory or retrieval)
+    active_retrieval: bool = True   # greetings skip search; k = 3/8/15 by complexity (else k = retrieval.k)
+    query_router: bool = True       # LLM router terms (when an endpoint is configured)
+    medcat_enabled: bool = True     # MedCAT concepts in slot extraction (regex only when off)
+    memory_mode: str = "persistent"  # persistent | none
+    oos_guard: bool = True          # refuse out-of-scope questions before any LLM call
+    verify: bool = True             # verify the answer; FAIL -> up to max_corrections correction rounds
+    refine_strategy: str = "crag"   # crag (judge, rewrite, re-retrieve) | basic (one pass)
+    judge: str = "llm"              # llm (falls back to heuristic offline) | heuristic
+    dynamic_query: bool = True      # rewrite the query with the judge's missing info and the profile
+    cache: bool = True              # semantic response cache
+    cache_style_variation: bool = False
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("mode", self.mode, ("rag", "llm")), ("memory_mode", self.memory_mode, MEMORY_MODES),
+                                     ("refine_strategy", self.refine_strategy, REFINE_STRATEGIES),
+                                     ("judge", self.judge, JUDGES)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class AgentParams:
+    profile: str = "full_context_engineering"   # the profile a turn runs with unless it names another
+    profiles: dict[str, AgentFlags] = field(default_factory=lambda: {"full_context_engineering": AgentFlags()})
+    quality_threshold: float = 0.5   # judge score that ends refinement
+    max_iterations: int = 2          # retrieve -> answer -> judge rounds per turn
+    max_corrections: int = 3         # correction rounds after a verify FAIL
+    duplicate_jaccard: float = 0.8   # stop when the new documents are this similar to the last ones
+    min_improvement: float = 0.05    # stop when the judge score improves by less than this
+    context_tokens: int = 4096       # total budget split across system/profile/evidence/history/question/answer
+    history_turns: int = 3           # previous turns of the same user shown to the generator
+    cache_threshold: float = 0.85
+    cache_max_size: int = 512
+    memory_path: str = "data/memory/profiles.duckdb"   # relative to params.yaml
+    cache_path: str = "data/cache/responses.npz"
+
+    def __post_init__(self) -> None:
+        profiles = {}
+        for name, flags in self.profiles.items():
+            try:
+                profiles[name] = flags if isinstance(flags, AgentFlags) else AgentFlags(**(flags or {}))
+            except TypeError as exc:
+                raise ValueError(f"agent.profiles.{name}: {exc}") from exc
+        object.__setattr__(self, "profiles", profiles)
+        if self.profile not in profiles:
+            raise ValueError(f"agent.profile {self.profile!r} is not one of the profiles {sorted(profiles)}")
+        if not 0 <= self.quality_threshold <= 1 or not 0 < self.duplicate_jaccard <= 1:
+            raise ValueError("agent.quality_threshold must be in [0, 1] and duplicate_jaccard in (0, 1]")
+        if self.max_iterations < 1 or self.max_corrections < 0 or self.context_tokens < 512:
+            raise ValueError("agent.max_iterations >= 1, max_corrections >= 0, context_tokens >= 512")
+
+    def flags(self, profile: str | None = None) -> AgentFlags:
+        name = profile or self.profile
+        if name not in self.profiles:
+            raise ValueError(f"unknown profile {name!r}; choose one of {sorted(self.profiles)}")
+        return self.profiles[name]
 
 
 @dataclass(frozen=True)
@@ -157,6 +248,15 @@ class Settings:
     index: IndexParams
     retrieval: RetrievalParams
     raw_params: dict[str, Any]
+    agent: AgentParams = field(default_factory=AgentParams)
+
+    @property
+    def memory_path(self) -> Path:
+        return (self.paths.root / self.agent.memory_path).resolve()
+
+    @property
+    def cache_path(self) -> Path:
+        return (self.paths.root / self.agent.cache_path).resolve()
 
     def source_path(self, name: str) -> Path | None:
         rel = self.sources.get(name)
@@ -210,6 +310,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         index=_section(data, "index", IndexParams, path),
         retrieval=_section(data, "retrieval", RetrievalParams, path),
         raw_params=data,
+        agent=_section(data, "agent", AgentParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")

@@ -22,13 +22,14 @@ def test_tiny_build_is_published_and_finds_headache_drugs(tiny_project: Path) ->
     loaded = load_published(settings.paths.indexes)
     try:
         assert set(loaded.bundle.collections) == {"drugs", "health", "literature", "cases"}
-        hits, info = Searcher(loaded).search("두통에 먹는 약", k=5)
-        assert info["collections"] == ["drugs"]
+        result = Searcher(loaded).search("두통에 먹는 약", k=5)
+        hits = result.hits
+        assert result.collections == ["drugs"]
         assert hits and all(h.collection == "drugs" for h in hits)
         assert any("두통" in h.text for h in hits[:3])
         assert all(h.metadata.get("item_seq") for h in hits)
-        english, info = Searcher(loaded).search("What are the symptoms of leukemia?", k=5)
-        assert "drugs" not in info["collections"] and english
+        english = Searcher(loaded).search("What are the symptoms of leukemia?", k=5)
+        assert english.collections == ["health"] and english.hits
     finally:
         loaded.close()
     report = json.loads(settings.paths.build_report.read_text("utf-8"))
@@ -120,7 +121,7 @@ def test_hnsw_bundle_builds_publishes_and_searches(tiny_copy: Path) -> None:
     try:
         assert loaded.version == version
         assert {c["faiss"] for c in loaded.bundle.manifest.collections.values()} == {"hnsw"}
-        hits, _ = Searcher(loaded).search("두통에 먹는 약", k=3)
+        hits = Searcher(loaded).search("두통에 먹는 약", k=3).hits
         assert hits and hits[0].collection == "drugs"
     finally:
         loaded.close()

@@ -28,7 +28,7 @@ def test_build_with_no_shared_data_indexes_only_synthea_cases(tmp_path: Path, ca
     loaded = load_published(settings.paths.indexes)
     try:
         assert list(loaded.bundle.collections) == ["cases"]
-        hits, info = Searcher(loaded).search("두통에 먹는 약", k=3)
-        assert info["collections"] == ["cases"] and hits  # falls back to what the bundle has
+        result = Searcher(loaded).search("두통에 먹는 약", k=3)
+        assert result.collections == ["cases"] and result.hits  # falls back to what the bundle has
     finally:
         loaded.close()

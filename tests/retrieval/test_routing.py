@@ -41,3 +41,11 @@ def test_bad_arguments_are_refused() -> None:
         route("   ", ALL)
     with pytest.raises(ValueError, match="available"):
         route("q", [])
+
+
+def test_scope_collections_cover_the_language_not_the_route() -> None:
+    from yaksa.retrieval.routing import scope_collections
+
+    assert scope_collections("두통 약", ["drugs", "health"]) == ["drugs"]
+    assert scope_collections("What is asthma?", ["drugs", "health", "literature", "cases"]) == ["health", "literature"]
+    assert scope_collections("What is asthma?", ["drugs"]) == []

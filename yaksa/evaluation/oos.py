@@ -37,6 +37,10 @@ _ENGLISH: tuple[str, ...] = (
     "How do I sort a list in Python?", "Tell me a joke", "Recommend a good hotel in Paris",
     "How long should I boil an egg?", "How do I book an MRI appointment?",
     "How do I file a health insurance claim?", "What time does the dentist near me open?",
+    "What is the capital of Australia?", "Best laptop under 1000 dollars", "How do I fix a flat bike tire?",
+    "Translate good morning into French", "What movies are playing tonight?", "How do I renew my passport?",
+    "Write a short poem about the sea", "How often should I change my car's oil?",
+    "lol", "Which hospital near Boston has the shortest emergency room wait?",
 )
 
 

@@ -9,14 +9,13 @@ params.yaml: the suggested `retrieval.per_collection` block is printed for a per
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from yaksa.config import Settings
 from yaksa.evaluation.goldsets import GoldQuestion
 from yaksa.evaluation.metrics import mrr
-from yaksa.evaluation.suite import COLLECTION_FOR_SET, EVAL_K, build_goldsets
+from yaksa.evaluation.suite import COLLECTION_FOR_SET, EVAL_K, build_goldsets, is_held_out
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import LoadedBundle, load_published
 
@@ -39,10 +38,6 @@ class SetTuning:
     test_mrr: dict[str, float]  # chosen + baselines -> MRR@10 on the held-out half
     n_tune: int
     n_test: int
-
-
-def is_held_out(qid: str) -> bool:
-    return hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 1
 
 
 def _candidates(loaded: LoadedBundle, collection: str, q: GoldQuestion, pool: int) -> Candidates:

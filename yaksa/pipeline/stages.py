@@ -8,7 +8,7 @@ from typing import Any
 
 from yaksa.config import Settings
 
-STAGES: tuple[str, ...] = ("synthea", "ingest", "tokenize", "embed", "index")
+STAGES: tuple[str, ...] = ("synthea", "ingest", "concepts", "tokenize", "embed", "index")
 
 
 def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bool = True) -> dict[str, Any]:
@@ -24,6 +24,10 @@ def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bo
         from yaksa.corpus.ingest import run_ingest
 
         return run_ingest(settings, progress=progress).to_dict()
+    if stage == "concepts":
+        from yaksa.extraction.build import build_concepts
+
+        return build_concepts(settings.paths.documents, settings.paths.concepts)
     if stage == "tokenize":
         from yaksa.pipeline.tokenize_stage import run_tokenize
 

@@ -24,9 +24,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from yaksa.config import RERANKERS
+
 MAX_CANDIDATES = 50
 DEFAULT_MIN_SCORE = 0.005  # on sigmoid-normalised scores
-KINDS: tuple[str, ...] = ("none", "cross_encoder", "flag")
+KINDS: tuple[str, ...] = RERANKERS  # the config validates the same names
 
 
 @runtime_checkable

@@ -50,3 +50,14 @@ def route(question: str, available: Sequence[str], task: str = "qa") -> list[str
         wanted = ["health", "literature"] if RESEARCH.search(question) else ["health"]
     chosen = [c for c in wanted if c in available]
     return chosen or list(available)
+
+
+def scope_collections(question: str, available: Sequence[str]) -> list[str]:
+    """Every collection that could hold an answer in the question's language.
+
+    The out-of-scope guard asks "does the corpus cover this at all?", which is wider than "where is
+    the best answer?": an English research question routed to `health` alone is still in scope
+    when `literature` covers it.
+    """
+    wanted = ["drugs"] if HANGUL.search(question) else ["health", "literature"]
+    return [c for c in wanted if c in available]

@@ -1,23 +1,41 @@
-"""Search a loaded bundle: BM25 and dense per collection, fused as `retrieval.fusion` says.
+"""Search a loaded bundle: expand, route, BM25 + dense per collection, fuse, rerank, guard.
 
-`bm25` and `dense` run one retriever alone (the ablation baselines); `weighted` and `rrf` fuse both
-(see `yaksa.retrieval.fusion`). Collections are searched separately and their fused lists merged by
-fused score. Per-stage timings are returned so benchmarks and the trace can show where time goes.
+One query goes through the stages of the retrieval design, each timed so benchmarks and the agent's
+trace can show where time goes:
+
+  expand    rule-based expansion of the BM25 query (`yaksa.retrieval.expansion`), plus the LLM
+            router's recall/avoid terms when the caller has them
+  route     the collections to search (`yaksa.retrieval.routing`)
+  bm25 / faiss per collection, `pool` candidates each; `bm25` and `dense` fusion run one alone (the
+            ablation baselines), `weighted` and `rrf` fuse both (`yaksa.retrieval.fusion`)
+  merge     collections' fused lists merged by fused score
+  rerank    a cross-encoder over the top `rerank_candidates` when configured; `none` keeps the order
+  guard     out-of-scope: blocked when the question is a service request (`scope_rules`: bookings,
+            insurance, opening hours), or when it names no medical term (`vocabulary`) and no
+            collection in its scope has a best dense cosine reaching its calibrated `oos_threshold`
+            (with a reranker: the top rerank score is below `oos_rerank_threshold`). Raw cosines are used because fused scores are min-max
+            normalised per query and so say nothing about absolute relevance.
+
+Blocked results still carry their hits (useful for debugging); callers that answer questions must
+refuse them before calling any LLM.
 """
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from yaksa.config import RetrievalParams
+from yaksa.retrieval.expansion import ExpandedQuery, expand_query
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import LoadedBundle
-
-HANGUL = re.compile(r"[\uac00-\ud7a3]")
-ENGLISH_COLLECTIONS = ("health", "literature", "cases")
+from yaksa.retrieval.oos import OOSGuard
+from yaksa.retrieval.rerank import Reranker, make_reranker
+from yaksa.retrieval.routing import route, scope_collections
+from yaksa.retrieval.scope_rules import service_request
+from yaksa.retrieval.vocabulary import medical_vocabulary
 
 Key = tuple[str, int]  # (collection, row)
 
@@ -43,54 +61,123 @@ class SearchHit:
         }
 
 
-def route(query: str, available: list[str]) -> list[str]:
-    """Korean questions go to the Korean drug sections, English ones to the English collections."""
-    wanted = ("drugs",) if HANGUL.search(query) else ENGLISH_COLLECTIONS
-    chosen = [c for c in wanted if c in available]
-    return chosen or list(available)
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    blocked: bool
+    collections: list[str]
+    fusion: str | dict[str, str]
+    guard: dict[str, Any]            # score name, best score and threshold per collection
+    expansion: ExpandedQuery | None
+    reranker: str
+    timings_ms: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire format shared by `yaksa search --json` and `GET /v1/search`."""
+        return {
+            "query": self.query,
+            "blocked": self.blocked,
+            "collections": self.collections,
+            "results": [h.to_json() for h in self.hits],
+            "fusion": self.fusion,
+            "reranker": self.reranker,
+            "guard": self.guard,
+            "expansion": self.expansion.to_json() if self.expansion else None,
+            "timings_ms": self.timings_ms,
+        }
+
+
+@dataclass
+class _Candidates:
+    fused: list[tuple[Key, float]]
+    guard_score: float | None  # best raw dense cosine of this collection (None: dense did not run)
 
 
 class Searcher:
-    def __init__(self, loaded: LoadedBundle, params: RetrievalParams | None = None) -> None:
+    def __init__(self, loaded: LoadedBundle, params: RetrievalParams | None = None,
+                 reranker: Reranker | None = None) -> None:
         self.loaded = loaded
         self.params = params or RetrievalParams()
         # resolved once: the per-collection overrides do not change while this searcher lives
         self._params = {name: self.params.for_collection(name) for name in loaded.bundle.collections}
+        self.reranker = reranker or _reranker_for(self.params)
+        # the rules belong to the guard: a searcher with no calibrated threshold blocks nothing
+        self._scope_rules = any(p.oos_threshold is not None for p in self._params.values())
+        self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
+                            if self._scope_rules else frozenset())
+        self._rerank_guard = (OOSGuard(self.params.oos_rerank_threshold, "rerank.sigmoid")
+                              if self.reranker.name != "none" and self.params.oos_rerank_threshold is not None
+                              else None)
 
-    def _timed(self, timings: dict[str, float], name: str, fn: Any, *args: Any) -> Any:
+    def _timed(self, timings: dict[str, float], name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
         out = fn(*args)
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t) * 1000
         return out
 
     def _collection(self, name: str, tokens: list[str], query: str, timings: dict[str, float],
-                    qvecs: dict[str, Any]) -> list[tuple[Key, float]]:
+                    qvecs: dict[str, Any]) -> _Candidates:
         p = self._params[name]
         col = self.loaded.bundle.collections[name]
         scored: dict[str, list[tuple[Key, float]]] = {}
         if p.fusion != "dense":
-            rows, scores = self._timed(timings, f"bm25.{name}", col.bm25_search, tokens, p.pool)
-            scored["bm25"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
+            scored["bm25"] = []  # a query of only stop words ("ㅋㅋㅋ") has no BM25 candidates
+            if tokens:
+                rows, scores = self._timed(timings, "bm25", col.bm25_search, tokens, p.pool)
+                scored["bm25"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
         if p.fusion != "bm25":
             embedder = self.loaded.embedders[name]
             if embedder.id not in qvecs:  # collections sharing a model share the query vector
                 qvecs[embedder.id] = self._timed(timings, "embed_query", embedder.embed_query, query)
-            rows, scores = self._timed(timings, f"faiss.{name}", col.dense_search, qvecs[embedder.id], p.pool)
+            rows, scores = self._timed(timings, "faiss", col.dense_search, qvecs[embedder.id], p.pool)
             scored["dense"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
         t = time.perf_counter()
         if p.fusion in ("bm25", "dense"):
-            fused = scored[p.fusion]
+            fused = scored.get(p.fusion, [])
         elif p.fusion == "rrf":
             fused = rrf({n: [key for key, _ in pairs] for n, pairs in scored.items()}, k=p.rrf_k)
         else:
             fused = weighted_fusion(scored, {"bm25": p.bm25_weight, "dense": p.dense_weight})
         timings["fuse"] = timings.get("fuse", 0.0) + (time.perf_counter() - t) * 1000
-        return fused
+        dense = scored.get("dense")
+        return _Candidates(fused, dense[0][1] if dense else None)
 
-    def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> tuple[list[SearchHit], dict]:
-        query = query.strip()
-        if not query:
+    def _best_cosine(self, name: str, query: str, timings: dict[str, float], qvecs: dict[str, Any]) -> float | None:
+        """The guard's score for a collection that was not searched (see routing.scope_collections)."""
+        embedder = self.loaded.embedders[name]
+        if embedder.id not in qvecs:
+            qvecs[embedder.id] = self._timed(timings, "embed_query", embedder.embed_query, query)
+        _, scores = self._timed(timings, "faiss", self.loaded.bundle.collections[name].dense_search,
+                                qvecs[embedder.id], 1)
+        return float(scores[0]) if len(scores) else None
+
+    def _fetch(self, keys: Sequence[Key]) -> dict[Key, Any]:
+        docs: dict[Key, Any] = {}
+        for name in {n for n, _ in keys}:  # one doc-store query per collection, not per hit
+            rows = [row for n, row in keys if n == name]
+            docs.update({(name, r): d for r, d in zip(rows, self.loaded.bundle.collections[name].documents(rows))})
+        return docs
+
+    def _guard(self, per_collection: dict[str, float | None]) -> tuple[bool, dict[str, Any]]:
+        """Every searched collection's best cosine is reported (calibration reads them); only those
+        with a threshold vote, and the question is blocked when all of the voters block it."""
+        checks, votes = {}, []
+        for name, score in per_collection.items():
+            threshold = self._params[name].oos_threshold
+            check: dict[str, Any] = {"score": None if score is None else round(score, 6), "threshold": threshold}
+            if threshold is not None:
+                check["blocked"] = OOSGuard(threshold, "dense.cosine").blocked(score)
+                votes.append(check["blocked"])
+            checks[name] = check
+        return bool(votes) and all(votes), {"score_name": "dense.cosine", "collections": checks}
+
+    def search(self, query: str, k: int | None = None, collections: list[str] | None = None,
+               task: str = "qa", recall_terms: Sequence[str] = (), avoid_terms: Sequence[str] = ()) -> SearchResult:
+        """Rank documents for `query`; ValueError on an empty query or an unknown collection."""
+        if not isinstance(query, str) or not query.strip():
             raise ValueError("query is empty")
+        query = query.strip()
         k = k or self.params.k
         available = list(self.loaded.bundle.collections)
         if collections:
@@ -99,28 +186,65 @@ class Searcher:
                 raise ValueError(f"unknown collection(s) {unknown}; this bundle has {available}")
             targets = list(collections)
         else:
-            targets = route(query, available)
+            targets = route(query, available, task)
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        tokens = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, query)
+        expanded = (self._timed(timings, "expand", expand_query, query, recall_terms, avoid_terms)
+                    if self.params.expansion or recall_terms or avoid_terms else None)
+        lexical = expanded.lexical if expanded else query
+        tokens = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, lexical)
         merged: list[tuple[Key, float]] = []
+        guard_scores: dict[str, float | None] = {}
         qvecs: dict[str, Any] = {}
         for name in targets:
-            merged.extend(self._collection(name, tokens, query, timings, qvecs))
-        best = sorted(merged, key=lambda kv: -kv[1])[:k]
-        t = time.perf_counter()
-        docs = {}
-        for name in {n for (n, _), _ in best}:  # one doc-store query per collection, not per hit
-            rows = [row for (n, row), _ in best if n == name]
-            docs.update({(name, r): d for r, d in zip(rows, self.loaded.bundle.collections[name].documents(rows))})
-        hits = [
-            SearchHit(d.doc_id, name, score, d.title, d.section, d.text, d.metadata)
-            for (name, row), score in best
-            for d in [docs[(name, row)]]
-        ]
-        timings["fetch"] = (time.perf_counter() - t) * 1000
+            cands = self._collection(name, tokens, query, timings, qvecs)
+            merged.extend(cands.fused)
+            guard_scores[name] = cands.guard_score
+        for name in scope_collections(query, available):
+            if name not in guard_scores and self._params[name].oos_threshold is not None:
+                guard_scores[name] = self._best_cosine(name, query, timings, qvecs)
+        blocked, guard = self._guard(guard_scores)
+        terms = sorted({t for t in self.loaded.tokenizer.tokenize(query) if t in self._vocabulary}
+                       | {f"rule:{family}" for family in (expanded.sources if expanded else {})
+                          if self._vocabulary and family != "router"})
+        if terms:
+            blocked, guard = False, {**guard, "medical_terms": terms}
+        rule = service_request(query) if self._scope_rules else None
+        if rule:
+            blocked, guard = True, {**guard, "rule": rule}
+        ranked = sorted(merged, key=lambda kv: -kv[1])
+        if self.reranker.name == "none":
+            best = ranked[:k]
+            t = time.perf_counter()
+            docs = self._fetch([key for key, _ in best])
+            timings["fetch"] = (time.perf_counter() - t) * 1000
+        else:
+            pool = ranked[: self.params.rerank_candidates]
+            t = time.perf_counter()
+            docs = self._fetch([key for key, _ in pool])
+            timings["fetch"] = (time.perf_counter() - t) * 1000
+            rerank_query = expanded.rerank if expanded else query
+            passages = [f"{docs[key].title} {docs[key].section}\n{docs[key].text}" for key, _ in pool]
+            order = self._timed(timings, "rerank", self.reranker.rerank, rerank_query, passages, k)
+            best = [(pool[i][0], score) for i, score in order]
+            if self._rerank_guard is not None:
+                top = best[0][1] if best else None
+                blocked = bool(rule) or self._rerank_guard.blocked(top)
+                guard = {"score_name": "rerank.sigmoid", "score": top, "threshold": self._rerank_guard.threshold,
+                         "rule": rule}
+        hits = [SearchHit(d.doc_id, name, score, d.title, d.section, d.text, d.metadata)
+                for (name, row), score in best for d in [docs[(name, row)]]]
         timings["total"] = (time.perf_counter() - start) * 1000
         fusion = {n: self._params[n].fusion for n in targets}
-        info = {"collections": targets, "fusion": fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
-                "timings_ms": {n: round(v, 3) for n, v in timings.items()}}
-        return hits, info
+        return SearchResult(
+            query=query, hits=hits, blocked=blocked, collections=targets,
+            fusion=fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
+            guard=guard, expansion=expanded, reranker=self.reranker.name,
+            timings_ms={n: round(v, 3) for n, v in timings.items()},
+        )
+
+
+def _reranker_for(params: RetrievalParams) -> Reranker:
+    if params.rerank == "none":
+        return make_reranker("none")
+    return make_reranker(params.rerank, {"model": params.rerank_model, "min_score": params.rerank_min_score})

@@ -1,0 +1,119 @@
+"""Retrieval latency per stage on the published bundle, with a rank-bm25 baseline side by side.
+
+    python benchmarks/retrieval.py            # needs a published bundle and data/processed/tokens.parquet
+    python benchmarks/retrieval.py --queries 200 --repeat 3
+
+Queries: the MFDS-ko, MedQuAD and PubMedQA dev questions plus the out-of-scope questions (the mix
+the service sees), each searched with the configured `params.yaml` settings. Two searchers run the
+same queries in the same process, alternating query by query so machine noise hits both alike:
+
+- `yaksa`    — the bundle's bm25s index;
+- `baseline` — identical except that each collection's BM25 stage is rank-bm25 (BM25Okapi) over the
+  same tokens (`yaksa.retrieval.bm25_reference`).
+
+Reports p50/p95 per stage (expand, tokenize, bm25, embed_query, faiss, fuse, rerank, fetch), the
+hybrid retrieval time excluding query embedding, end-to-end, and the baseline/yaksa speed ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from yaksa.runtime import configure_offline_env
+
+configure_offline_env()
+
+from yaksa.config import load_settings
+from yaksa.corpus.ingest import read_documents
+from yaksa.evaluation.oos import out_of_scope_ko_en
+from yaksa.evaluation.suite import build_goldsets
+from yaksa.pipeline.embed_stage import group_by_collection
+from yaksa.pipeline.tokenize_stage import read_tokens
+from yaksa.retrieval.bm25_reference import ReferenceBM25
+from yaksa.retrieval.loader import LoadedBundle, load_published
+from yaksa.retrieval.searcher import Searcher
+
+STAGES = ("expand", "tokenize", "bm25", "embed_query", "faiss", "fuse", "rerank", "fetch")
+
+
+def with_reference_bm25(loaded: LoadedBundle, settings) -> LoadedBundle:
+    """A copy of the loaded bundle whose BM25 stage is rank-bm25 over the very same token lists."""
+    docs = read_documents(settings.paths.documents)
+    tokens = dict(zip((d.doc_id for d in docs), read_tokens(settings.paths.tokens, docs)))
+    groups = group_by_collection(docs)
+    collections = {}
+    for name, col in loaded.bundle.collections.items():
+        group = groups[name]
+        first, last = col.documents([0, col.count - 1])
+        if (first.doc_id, last.doc_id) != (group[0].doc_id, group[-1].doc_id):
+            raise SystemExit(f"{name}: documents.parquet does not match the bundle's row order; rebuild first")
+        ref = ReferenceBM25.build([tokens[d.doc_id] for d in group], k1=settings.index.bm25_k1, b=settings.index.bm25_b)
+        collections[name] = replace(col, bm25=ref)
+    return replace(loaded, bundle=replace(loaded.bundle, collections=collections))
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    if not values:
+        return float("nan"), float("nan")
+    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--params", default=str(ROOT / "params.yaml"))
+    ap.add_argument("--queries", type=int, default=300, help="queries sampled from the dev sets")
+    ap.add_argument("--repeat", type=int, default=2, help="passes over the queries")
+    args = ap.parse_args()
+
+    settings = load_settings(args.params)
+    sets, _ = build_goldsets(settings, limit=300)
+    pool = [q.question for qs in sets.values() for q in qs] + [q.question for q in out_of_scope_ko_en()]
+    random.Random(20261122).shuffle(pool)
+    queries = pool[: args.queries]
+    loaded = load_published(settings.paths.indexes)
+    print(f"bundle {loaded.version}: {', '.join(f'{n} {c.count}' for n, c in loaded.bundle.collections.items())}")
+    print("building the rank-bm25 baseline ...", flush=True)
+    baseline = with_reference_bm25(loaded, settings)
+    runs = {"yaksa": Searcher(loaded, settings.retrieval), "baseline": Searcher(baseline, settings.retrieval)}
+    for s in runs.values():  # warm-up: first-call costs are not what a running service pays
+        for q in queries[:5]:
+            s.search(q)
+    samples: dict[str, dict[str, list[float]]] = {n: {} for n in runs}
+    for _ in range(args.repeat):
+        for q in queries:
+            for name, searcher in runs.items():
+                t = searcher.search(q).timings_ms
+                row = samples[name]
+                for stage in (*STAGES, "total"):
+                    if stage in t:
+                        row.setdefault(stage, []).append(t[stage])
+                row.setdefault("hybrid_excl_embed", []).append(t["total"] - t.get("embed_query", 0.0))
+    print(f"\n{len(queries)} queries x {args.repeat} passes (ms)\n")
+    print("| stage | yaksa p50 | yaksa p95 | rank-bm25 baseline p50 | baseline p95 | ratio (p50) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for stage in (*STAGES, "hybrid_excl_embed", "total"):
+        if stage not in samples["yaksa"]:
+            continue
+        y50, y95 = percentiles(samples["yaksa"][stage])
+        b50, b95 = percentiles(samples["baseline"].get(stage, []))
+        ratio = b50 / y50 if y50 > 0 else float("nan")
+        print(f"| {stage} | {y50:.3f} | {y95:.3f} | {b50:.3f} | {b95:.3f} | {ratio:.1f}x |")
+    y = percentiles(samples["yaksa"]["bm25"])[0]
+    b = percentiles(samples["baseline"]["bm25"])[0]
+    h = percentiles(samples["yaksa"]["hybrid_excl_embed"])[0]
+    print(f"\nBM25 stage p50 {y:.2f} ms (target <= 2 ms); hybrid excluding query embedding p50 {h:.2f} ms "
+          f"(target <= 10 ms); BM25 {b / y:.0f}x faster than rank-bm25 (target >= 20x)")
+    loaded.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Offline, end to end: a five-turn Korean conversation on the tiny built project."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from yaksa.agent.runtime import build_runner
+
+CITE = re.compile(r"\[문서 (\d+)\]")
+
+
+def test_five_turn_conversation_remembers_and_cites(make_runner, settings) -> None:
+    runner = make_runner()
+    events: list[tuple[str, dict]] = []
+    user = "patient-1"
+
+    first = runner.run("65세 남성이고 당뇨가 있어요", user)
+    assert first.trace["intent"] == "statement" and "retrieve" not in first.trace["nodes"]
+    assert "65세" in first.profile_summary and "당뇨" in first.profile_summary
+
+    second = runner.run("혈압이 150/95예요", user)
+    assert "150/95" in second.profile_summary and "65세" in second.profile_summary
+
+    third = runner.run("두통이 있는데 뭐 먹어도 돼요?", user, on_event=lambda n, p: events.append((n, p)))
+    assert not third.blocked and third.citations
+    assert all(c.doc_id.startswith("mfds:") and c.collection == "drugs" for c in third.citations)
+    cited = {int(n) for n in CITE.findall(third.answer)}
+    assert cited and cited <= {c.n for c in third.citations}
+    assert "전문가와 꼭 상담하세요" in third.answer
+    assert third.verification and third.verification["verdict"] == "PASS"
+    assert "당뇨" in third.profile_summary  # the profile reached the generator
+    names = [n for n, _ in events]
+    assert names[0] == "status" and names[-3:] == ["answer", "citations", "done"]
+    assert "token" in names and "verification" in names
+    streamed = "".join(p["text"] for n, p in events if n == "token")
+    assert streamed.strip() == third.answer.strip()
+    assert third.trace["iterations"] >= 1 and third.trace["stop_reason"]
+    assert third.trace["llm_calls"]["totals"]["calls"] == 0  # offline: every role fell back
+
+    greeting = runner.run("안녕하세요", user)
+    assert greeting.trace["nodes"] == ["check_similarity", "classify_intent", "store_response"]
+    assert not greeting.citations
+
+    off_topic = runner.run("삼성전자 주가 알려줘", user)
+    assert off_topic.blocked and not off_topic.citations
+    assert "generate_answer" not in off_topic.trace["nodes"]
+
+    # a restart: a new runner over the same memory file still knows the user
+    restarted = make_runner()
+    assert "150/95" in restarted.run("고마워요", user).profile_summary or \
+        "150/95" in restarted.profile(user)["summary"]
+    assert restarted.forget(user) and restarted.profile(user)["items"] == []
+
+
+def test_profile_of_another_user_is_separate(make_runner) -> None:
+    runner = make_runner()
+    runner.run("임신 중이에요", "a")
+    assert runner.profile("b")["items"] == []
+    assert runner.profile("a")["items"]
+
+
+def test_baseline_profile_skips_extraction_memory_and_retrieval(make_runner) -> None:
+    result = make_runner().run("두통이 있는데 뭐 먹어도 돼요?", "u", profile="baseline")
+    assert "retrieve" not in result.trace["nodes"] and "extract_slots" not in result.trace["nodes"]
+    assert not result.citations and "전문가와 꼭 상담하세요" in result.answer
+
+
+def test_cache_keeps_polarity_apart_and_empties_on_a_new_bundle(make_runner, loaded, settings) -> None:
+    runner = make_runner()
+    allowed = runner.run("두통에 타이레놀 먹어도 되나요", "anon-1")
+    assert not allowed.trace["cache_hit"] and allowed.verification["verdict"] == "PASS"
+    again = runner.run("두통에 타이레놀 먹어도 되나요?", "anon-2")
+    assert again.trace["cache_hit"] and again.answer == allowed.answer
+    forbidden = runner.run("두통에 타이레놀 먹으면 안 되나요", "anon-3")
+    assert not forbidden.trace["cache_hit"]
+
+    cache = runner.deps.cache
+    assert len(cache) >= 1
+    cache.set_bundle_version("a-newer-bundle")
+    assert len(cache) == 0
+
+
+def test_unknown_profile_and_bad_input_are_clear_errors(make_runner) -> None:
+    import pytest
+
+    runner = make_runner()
+    with pytest.raises(ValueError, match="unknown profile"):
+        runner.run("두통", "u", profile="nope")
+    with pytest.raises(ValueError, match="non-empty"):
+        runner.run("   ", "u")
+    with pytest.raises(ValueError):
+        runner.run("두통", "")
+
+
+def test_memory_mode_none_forgets_between_turns(loaded, settings, offline) -> None:
+    agent = replace(settings.agent, profile="self_refine_full_safety")
+    runner = build_runner(loaded, replace(settings, agent=agent))
+    runner.run("65세 남성이고 당뇨가 있어요", "u")
+    assert runner.run("두통에 먹는 약", "u").profile_summary == ""

@@ -1,0 +1,38 @@
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from yaksa.corpus import medquad, mfds_easy_drug
+from yaksa.corpus.ingest import DOCUMENT_SCHEMA
+from yaksa.corpus.rejects import RejectLog
+from yaksa.extraction.build import CONCEPTS_CSV, PACK_DIR
+from yaksa.extraction.concepts import concepts_from_documents, name_key
+
+
+def test_build_outputs_and_counts(built_concepts: tuple[Path, dict]) -> None:
+    out, counts = built_concepts
+    assert (out / CONCEPTS_CSV).is_file()
+    assert (out / PACK_DIR / "concept_map.json").is_file()
+    # 5 products + 1 shared brand + 3 ingredients + 2 MedQuAD CUIs + the lexicon
+    lexicon = counts["by_type"]["symptom"] + counts["by_type"]["condition"] - 2
+    assert counts["by_type"]["medication"] == 9
+    assert counts["concepts"] == 9 + 2 + lexicon
+
+
+def test_concept_table_from_real_shared_data(shared_data, tmp_path: Path) -> None:
+    rejects = RejectLog()
+    docs = [*mfds_easy_drug.load(shared_data("mfds-easy-drug-500/drug500_data.csv"), rejects, limit=60),
+            *medquad.load(shared_data("medquad/passages.jsonl"), rejects, limit=200)]
+    path = tmp_path / "documents.parquet"
+    pq.write_table(pa.Table.from_pylist([d.to_row() for d in docs], DOCUMENT_SCHEMA), path)
+    concepts = concepts_from_documents(path)
+    ids = {c.concept_id for c in concepts}
+    seqs = {d.metadata["item_seq"] for d in docs if d.collection == "drugs"}
+    assert {f"YK:MFDS:{s}" for s in seqs} <= ids  # every product keeps at least its full name
+    cuis = {d.metadata["cuis"][0] for d in docs
+            if d.collection == "health" and d.metadata.get("cuis") and d.metadata.get("semantic_group") == "Disorders"}
+    assert cuis and cuis <= ids
+    assert any(i.startswith("YK:ING:") for i in ids)
+    keys = [name_key(n) for c in concepts for n in c.names]
+    assert len(keys) == len(set(keys))  # each name has exactly one owner

@@ -1,0 +1,67 @@
+from pathlib import Path
+
+import pytest
+
+from yaksa.extraction.extractor import SlotExtractor
+
+
+@pytest.fixture(scope="module")
+def extractor(built_concepts: tuple[Path, dict]) -> SlotExtractor:
+    return SlotExtractor(built_concepts[0] / "pack", medcat_enabled=True)
+
+
+def rows(items: list) -> list[tuple]:
+    return [(i.slot_type, i.name, i.value, i.concept_id, i.text, i.source) for i in items]
+
+
+def test_regex_and_medcat_slots(extractor: SlotExtractor) -> None:
+    assert extractor.medcat_active
+    assert rows(extractor.extract("65세 남성이고 당뇨가 있어요")) == [
+        ("demographics", "age", 65.0, None, "65세", "regex"),
+        ("demographics", "gender", "male", None, "남성", "regex"),
+        ("conditions", "당뇨병", None, "YK:CON:diabetes", "당뇨", "medcat"),
+    ]
+    assert rows(extractor.extract("혈압이 150/95예요")) == [
+        ("vitals", "blood_pressure", "150/95", None, "혈압이 150/95", "regex"),
+    ]
+    assert rows(extractor.extract("두통이 있는데 타이레놀 먹어도 돼요?")) == [
+        ("symptoms", "두통", None, "YK:SYM:headache", "두통", "medcat"),
+        ("medications", "타이레놀", None, "YK:BRAND:타이레놀", "타이레놀", "medcat"),
+    ]
+
+
+def test_denied_concepts_are_not_extracted(extractor: SlotExtractor) -> None:
+    items = extractor.extract("당뇨는 없고 두통은 전혀 없어요. 열이 나요")
+    assert [(i.slot_type, i.concept_id) for i in items] == [("symptoms", "YK:SYM:fever")]
+
+
+def test_medications_are_concept_ids_even_when_negated(extractor: SlotExtractor) -> None:
+    assert extractor.medications("타이레놀 안 먹고 아세트아미노펜만 먹어요") == frozenset(
+        {"YK:BRAND:타이레놀", "YK:ING:아세트아미노펜"}
+    )
+    assert extractor.medications("두통이 있어요") == frozenset()
+    with pytest.raises(TypeError, match="expects str"):
+        extractor.medications(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pack", [None, "built"])
+def test_medcat_disabled_is_regex_only(built_concepts: tuple[Path, dict], pack: str | None) -> None:
+    off = SlotExtractor(built_concepts[0] / "pack" if pack else None, medcat_enabled=False)
+    assert not off.medcat_active
+    assert rows(off.extract("65세 남성이고 당뇨가 있어요, 타이레놀")) == [
+        ("demographics", "age", 65.0, None, "65세", "regex"),
+        ("demographics", "gender", "male", None, "남성", "regex"),
+    ]
+    assert off.medications("타이레놀") == frozenset()
+
+
+def test_enabled_without_pack_falls_back_to_regex(caplog: pytest.LogCaptureFixture) -> None:
+    extractor = SlotExtractor(None, medcat_enabled=True)
+    assert not extractor.medcat_active
+    assert "no MedCAT pack" in caplog.text
+    assert [i.name for i in extractor.extract("당뇨가 있고 혈당 180")] == ["glucose"]
+
+
+def test_enabled_with_a_missing_pack_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a yaksa MedCAT pack"):
+        SlotExtractor(tmp_path / "nowhere", medcat_enabled=True)

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import pytest
+
+from yaksa.agent.api import Citation
+from yaksa.llm.context import SYSTEM_PROMPT, assemble_prompt, section_budgets
+from yaksa.llm.tokens import estimate_tokens
+
+
+def test_messages_carry_principles_profile_evidence_history_and_question(tylenol: list[Citation]) -> None:
+    history = [{"role": "user", "content": "안녕하세요"}, {"role": "assistant", "content": "무엇을 도와드릴까요?"}]
+    prompt = assemble_prompt("타이레놀은 하루 몇 번 먹어요?", tylenol, "75세, 당뇨병", history)
+    system, *turns, user = prompt.messages
+    assert system["role"] == "system" and system["content"].startswith(SYSTEM_PROMPT)
+    assert "[문서 N]" in system["content"] and "전문가와 꼭 상담하세요" in system["content"]
+    assert "75세, 당뇨병" in system["content"]
+    assert turns == history
+    assert "[문서 2] 타이레놀정500밀리그람(아세트아미노펜) — 용법용량 (관련도 0.84)" in user["content"]
+    assert "1회 1~2정씩" in user["content"] and user["content"].endswith("타이레놀은 하루 몇 번 먹어요?")
+    assert prompt.max_tokens == section_budgets(4096)["generation"] == 614
+    assert set(prompt.tokens_by_section) == {"system", "profile", "evidence", "history", "question", "generation"}
+    assert prompt.evidence == tuple(tylenol) and prompt.question == "타이레놀은 하루 몇 번 먹어요?"
+
+
+def test_every_section_stays_within_its_budget(tylenol: list[Citation]) -> None:
+    long_docs = [Citation(c.n, c.doc_id, c.collection, c.title, c.section, c.text * 80, c.score, c.metadata)
+                 for c in tylenol]  # fmt: skip
+    history = [{"role": "user", "content": f"{i}번째 질문입니다. " * 30} for i in range(20)]
+    prompt = assemble_prompt("두통" * 500, long_docs, "고혈압 " * 1000, history, total_tokens=2048)
+    budgets = section_budgets(2048)
+    for name in ("profile", "evidence", "history", "question"):
+        assert prompt.tokens_by_section[name] <= budgets[name], name
+    assert prompt.messages[-2]["content"].startswith("19번째")  # the most recent turn is kept
+    assert prompt.tokens_by_section["system"] == estimate_tokens(SYSTEM_PROMPT)  # never cut
+    assert all(f"[문서 {c.n}]" in prompt.messages[-1]["content"] for c in tylenol)  # every doc keeps a share
+
+
+def test_no_evidence_is_said_plainly() -> None:
+    prompt = assemble_prompt("What is aspirin?", [])
+    assert "no documents were found" in prompt.messages[-1]["content"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"question": " "}, "question must be a non-empty string"),
+    ({"question": "q", "total_tokens": 100}, "total_tokens must be >= 1024"),
+    ({"question": "q", "history": [{"role": "system", "content": "x"}]}, "history turns"),
+])  # fmt: skip
+def test_bad_input(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        assemble_prompt(evidence=[], **kwargs)

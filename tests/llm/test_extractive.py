@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+
+from yaksa.agent.api import Citation
+from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.rule_verifier import verify_rules
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
+
+
+def _body_sentences(answer: str) -> list[str]:
+    """The copied sentences of each paragraph (label prefix and citation removed)."""
+    out = []
+    for para in answer.split("\n\n")[:-1]:
+        body = para.split(": ", 1)[1].rsplit(" [문서", 1)[0]
+        out.append(body)
+    return out
+
+
+def test_korean_answer_copies_cited_sentences_verbatim(tylenol: list[Citation]) -> None:
+    answer = extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol)
+    paragraphs = answer.split("\n\n")
+    assert paragraphs[-1] == SAFETY_LINE_KO and "전문가와 꼭 상담하세요" in answer
+    assert paragraphs[1] == ("타이레놀정500밀리그람(아세트아미노펜) (용법용량): 만 12세 이상 소아 및 성인은 "
+                             "1회 1~2정씩 1일 3~4회 (4~6시간 마다) 필요시 복용합니다. [문서 2]")  # fmt: skip
+    for para in paragraphs[:-1]:  # one citation per paragraph, at its end
+        assert para.count("[문서") == 1 and para.endswith("]")
+    texts = " ".join(c.text for c in tylenol)
+    assert all(body in texts for body in _body_sentences(answer))
+    assert verify_rules(answer, tylenol).verdict == "PASS"
+
+
+def test_profile_cautions_come_first_and_are_flagged(tylenol: list[Citation]) -> None:
+    answer = extractive_answer("타이레놀 먹어도 되나요?", tylenol, profile_summary="75세 남성, 당뇨병")
+    first = answer.split("\n\n")[0]
+    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (주의사항) — 회원님 정보(")
+    assert "고령자, 간장애 환자, 당뇨병 환자는 이 약을 복용하기 전에 의사 또는 약사와 상의하십시오." in first
+    assert first.endswith("[문서 3]") and "당뇨병" in first.split(":")[0]
+    assert verify_rules(answer, tylenol).verdict == "PASS"
+
+
+def test_english_answer(aspirin_en: list[Citation]) -> None:
+    answer = extractive_answer("How much aspirin can an adult take?", aspirin_en)
+    first = answer.split("\n\n")[0]
+    assert first.startswith("Aspirin (usage): ") and first.endswith("[문서 1]")
+    assert "Adults may take 325 mg every 4 hours as needed." in first
+    assert answer.endswith(SAFETY_LINE_EN) and "전문가와 꼭 상담하세요" in answer
+    assert verify_rules(answer, aspirin_en).verdict == "PASS"
+
+
+def test_no_evidence_is_an_honest_answer() -> None:
+    answer = extractive_answer("이 약 먹어도 돼요?", [])
+    assert answer.startswith("질문에 답할 근거 문서를 찾지 못했습니다") and answer.endswith(SAFETY_LINE_KO)
+    assert "[문서" not in answer
+
+
+def test_duplicate_sentences_are_not_repeated(tylenol: list[Citation]) -> None:
+    twin = Citation(4, "mfds:2:efficacy", "drugs", "타이레놀정160밀리그람", "효능효과", tylenol[0].text, 0.5, {})
+    answer = extractive_answer("타이레놀 효능", [tylenol[0], twin])
+    assert answer.count("이 약은 두통, 치통, 발열, 생리통에 사용합니다.") == 1 and "[문서 4]" not in answer
+
+
+def test_empty_question_is_rejected(tylenol: list[Citation]) -> None:
+    with pytest.raises(ValueError, match="question"):
+        extractive_answer(" ", tylenol)
+
+
+def test_real_mfds_labels_give_verifiable_answers(shared_data) -> None:
+    """Over real e약은요 products: every answer passes the rule verifier; an invented dose never does."""
+    from collections import defaultdict
+
+    from yaksa.corpus import mfds_easy_drug
+    from yaksa.corpus.rejects import RejectLog
+
+    docs = mfds_easy_drug.load(shared_data("mfds-easy-drug-500"), RejectLog(), limit=40)
+    products: dict[str, list] = defaultdict(list)
+    for doc in docs:
+        products[doc.metadata["item_seq"]].append(doc)
+    assert len(products) >= 30
+    for sections in products.values():
+        evidence = [Citation(i, d.doc_id, d.collection, d.title, d.section, d.text, 1.0 - i / 10, d.metadata)
+                    for i, d in enumerate(sections, start=1)]  # fmt: skip
+        question = f"{sections[0].metadata['product_name']} 하루에 몇 번 복용하나요? 주의할 점은?"
+        answer = extractive_answer(question, evidence, profile_summary="70세, 임신 중")
+        assert verify_rules(answer, evidence).verdict == "PASS", answer
+        assert answer.endswith(SAFETY_LINE_KO)
+        invented = answer.replace(SAFETY_LINE_KO, f"1회 999정씩 드세요. [문서 1]\n\n{SAFETY_LINE_KO}")
+        assert "근거 문서에 없는 용량/횟수 '999정'" in " ".join(verify_rules(invented, evidence).problems)

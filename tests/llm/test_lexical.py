@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences, terms
+
+
+def test_terms_are_content_words() -> None:
+    assert terms("타이레놀을 먹으면 두통이 나을까요?") == ["타이레놀", "두통"]
+    assert terms("What are the side effects of aspirin for headache?") == ["side", "effects", "aspirin", "headache"]
+
+
+def test_grams_match_across_particles() -> None:
+    q = grams("두통에 좋은 약")
+    assert overlap(q, "이 약은 두통, 치통에 사용합니다.") > 0 and overlap(set(), "x") == 0.0
+    assert {"aspirin", "adult", "pain"} <= grams("Aspirin relieves pain in adults")
+
+
+def test_sentences_and_helpers() -> None:
+    assert sentences("첫 문장입니다. 둘째 문장!\n\n셋째 줄") == ["첫 문장입니다.", "둘째 문장!", "셋째 줄"]
+    assert is_korean("타이레놀 500mg") and not is_korean("Tylenol")
+    assert mentions("당뇨", "당뇨병 환자는") and mentions("Aspirin", "aspirin is")

@@ -1,0 +1,183 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from yaksa.extraction.slots import SlotItem
+from yaksa.memory.profile_store import NullProfileStore, ProfileStore, open_profile_store
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bp(value: str) -> SlotItem:
+    return SlotItem("vitals", "blood_pressure", value, "mmHg", text=value)
+
+
+def patient() -> list[SlotItem]:
+    return [SlotItem("demographics", "age", 65), SlotItem("demographics", "gender", "남성"),
+            SlotItem("conditions", "당뇨병", concept_id="C0011849"), SlotItem("symptoms", "두통"),
+            bp("150/95")]
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> ProfileStore:
+    return ProfileStore(tmp_path / "memory" / "profiles.duckdb")
+
+
+def test_profile_carries_across_turns_and_restarts(store: ProfileStore) -> None:
+    assert store.add("u1", patient(), at=T0) == 5
+    assert store.add("u1", [SlotItem("medications", "메트포르민")], at=T0 + timedelta(hours=1)) == 1
+    reopened = ProfileStore(store.path)
+    now = T0 + timedelta(hours=2)
+    assert reopened.summary("u1", now=now) == (
+        "65세 남성. 질환: 당뇨병. 복용 중인 약: 메트포르민. 증상: 두통. 최근 혈압 150/95 mmHg (2시간 전).")
+    assert reopened.terms("u1", now=now) == ["당뇨병", "메트포르민", "두통"]
+    assert [e.item.slot_type for e in reopened.items("u1", now=now)] == [
+        "demographics", "demographics", "conditions", "symptoms", "medications", "vitals"]
+    assert reopened.items("someone-else") == []
+
+
+def test_weights_decay_and_faded_facts_leave_the_profile_but_stay_listed(store: ProfileStore) -> None:
+    store.add("u1", patient(), at=T0)
+    now = T0 + timedelta(hours=31)                  # vitals: exp(-3.1) < 0.05
+    weights = {e.item.name: e.weight for e in store.items("u1", now=now)}
+    assert weights["두통"] == pytest.approx(0.5379, abs=1e-4)      # exp(-0.02 * 31)
+    assert weights["당뇨병"] == pytest.approx(0.9695, abs=1e-4)    # exp(-0.001 * 31)
+    assert weights["age"] == 1.0
+    assert "blood_pressure" not in weights
+    assert "혈압" not in store.summary("u1", now=now)
+    listed = {e["name"]: e for e in store.to_json("u1", now=now)["items"]}
+    assert listed["blood_pressure"]["active"] is False and listed["blood_pressure"]["value"] == "150/95"
+    # Mentioning it again refreshes it.
+    store.add("u1", [bp("150/95")], at=now)
+    assert "최근 혈압 150/95 mmHg (방금)" in store.summary("u1", now=now)
+
+
+def test_a_restated_reading_updates_the_one_row(store: ProfileStore) -> None:
+    store.add("u1", [bp("150/95")], at=T0)
+    assert store.add("u1", [bp("153/97")], at=T0 + timedelta(hours=1)) == 1
+    (entry,) = store.items("u1", now=T0 + timedelta(hours=1))
+    assert entry.item.value == "153/97" and entry.stored_at == T0 + timedelta(hours=1)
+
+
+def test_a_new_measurement_outside_tolerance_replaces_the_old_one(store: ProfileStore) -> None:
+    store.add("u1", [bp("150/95")], at=T0)
+    store.add("u1", [bp("170/100")], at=T0 + timedelta(hours=1))
+    assert [e.item.value for e in store.items("u1", now=T0 + timedelta(hours=1))] == ["170/100"]
+
+
+def test_an_older_statement_does_not_overwrite_a_newer_one(store: ProfileStore) -> None:
+    store.add("u1", [bp("170/100")], at=T0 + timedelta(hours=1))
+    assert store.add("u1", [bp("150/95")], at=T0) == 0
+    assert [e.item.value for e in store.items("u1", now=T0 + timedelta(hours=1))] == ["170/100"]
+
+
+def test_duplicates_within_one_turn_and_across_turns_collapse(store: ProfileStore) -> None:
+    assert store.add("u1", [SlotItem("symptoms", "두통"), SlotItem("symptoms", "두 통")], at=T0) == 1
+    store.add("u1", [SlotItem("demographics", "age", 66)], at=T0)
+    store.add("u1", [SlotItem("demographics", "age", 67)], at=T0 + timedelta(days=1))
+    names = [(e.item.name, e.item.value) for e in store.items("u1", now=T0 + timedelta(days=1))]
+    assert names == [("age", 67), ("두통", None)]
+
+
+def test_forget_erases_one_user_only(store: ProfileStore) -> None:
+    store.add("u1", patient(), at=T0)
+    store.add("u2", [SlotItem("symptoms", "기침")], at=T0)
+    assert store.forget("u1") is True
+    assert store.forget("u1") is False
+    assert store.to_json("u1") == {"user_id": "u1", "summary": "", "items": []}
+    assert store.terms("u2", now=T0) == ["기침"]
+
+
+@pytest.mark.parametrize("user_id", ["", "   ", "x" * 129, "a\nb", None])
+def test_bad_user_ids_are_rejected(store: ProfileStore, user_id: str) -> None:
+    with pytest.raises(ValueError, match="user_id"):
+        store.add(user_id, [SlotItem("symptoms", "두통")])
+
+
+def test_bad_items_and_naive_times_are_rejected(store: ProfileStore) -> None:
+    with pytest.raises(TypeError, match="SlotItem"):
+        store.add("u1", [{"slot_type": "symptoms", "name": "두통"}])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="timezone-aware"):
+        store.add("u1", [SlotItem("symptoms", "두통")], at=datetime(2026, 1, 1))
+    assert store.items("u1") == []
+
+
+def test_two_threads_adding_at_once(store: ProfileStore) -> None:
+    def work(user: str) -> None:
+        for i in range(8):
+            store.add(user, [SlotItem("medications", f"약{i:02d}"), SlotItem("symptoms", "두통")], at=T0)
+
+    threads = [threading.Thread(target=work, args=(u,)) for u in ("u1", "u1", "u2")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store.items("u1", now=T0)) == 9
+    assert len(store.items("u2", now=T0)) == 9
+
+
+def test_waits_for_another_process_holding_the_file_lock(store: ProfileStore) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys, time, duckdb
+            con = duckdb.connect({str(store.path)!r})
+            print("locked", flush=True)
+            time.sleep(0.5)
+            con.close()
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert store.add("u1", [SlotItem("symptoms", "두통")], at=T0) == 1
+    finally:
+        holder.wait(timeout=30)
+    assert store.terms("u1", now=T0) == ["두통"]
+
+
+def test_two_worker_processes_writing_the_same_file(store: ProfileStore) -> None:
+    script = textwrap.dedent(f"""
+        import sys
+        from datetime import UTC, datetime
+        from pathlib import Path
+        from yaksa.extraction.slots import SlotItem
+        from yaksa.memory.profile_store import ProfileStore
+        s = ProfileStore(Path({str(store.path)!r}))
+        for i in range(10):
+            s.add(sys.argv[1], [SlotItem("medications", f"약{{i}}")], at=datetime(2026, 3, 1, tzinfo=UTC))
+    """)
+    workers = [subprocess.Popen([sys.executable, "-c", script, u], cwd=REPO) for u in ("w1", "w2")]
+    assert [w.wait(timeout=60) for w in workers] == [0, 0]
+    assert len(store.items("w1", now=T0)) == 10 and len(store.items("w2", now=T0)) == 10
+
+
+def test_memory_mode_none_remembers_nothing(tmp_path: Path) -> None:
+    null = open_profile_store("none", tmp_path / "p.duckdb")
+    assert isinstance(null, NullProfileStore)
+    assert null.add("u1", patient()) == 0
+    assert null.items("u1") == [] and null.summary("u1") == "" and null.terms("u1") == []
+    assert null.forget("u1") is False and null.to_json("u1")["items"] == []
+    assert not (tmp_path / "p.duckdb").exists()
+    with pytest.raises(ValueError, match="user_id"):
+        null.summary("")
+    assert isinstance(open_profile_store("persistent", tmp_path / "p.duckdb"), ProfileStore)
+    with pytest.raises(ValueError, match="memory_mode"):
+        open_profile_store("sometimes", tmp_path / "p.duckdb")
+
+
+def test_view_reads_summary_terms_and_count_at_once(tmp_path) -> None:
+    from yaksa.extraction.slots import SlotItem
+    from yaksa.memory.profile_store import NullProfileStore, ProfileStore
+
+    store = ProfileStore(tmp_path / "p.duckdb")
+    store.add("u", [SlotItem("conditions", "당뇨병", concept_id="YK:CON:diabetes", text="당뇨"),
+                    SlotItem("demographics", "age", 65.0, text="65세")])
+    view = store.view("u")
+    assert view.count == 2 and view.terms == ["당뇨병"] and view.summary == store.summary("u")
+    assert NullProfileStore().view("u").count == 0

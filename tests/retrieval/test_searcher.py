@@ -1,0 +1,79 @@
+"""The searcher on the tiny built project: stages, guard, expansion, reranker in the path."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from yaksa.config import load_settings
+from yaksa.retrieval.loader import LoadedBundle, load_published
+from yaksa.retrieval.searcher import Searcher
+
+
+@pytest.fixture(scope="module")
+def loaded(tiny_project: Path) -> LoadedBundle:
+    bundle = load_published(load_settings(tiny_project / "params.yaml").paths.indexes)
+    yield bundle
+    bundle.close()
+
+
+@pytest.fixture(scope="module")
+def params(tiny_project: Path):
+    return load_settings(tiny_project / "params.yaml").retrieval
+
+
+def test_result_has_the_wire_format(loaded: LoadedBundle, params) -> None:
+    result = Searcher(loaded, params).search("두통에 먹는 약", k=3)
+    out = result.to_json()
+    assert set(out) >= {"query", "blocked", "collections", "results", "timings_ms"}
+    assert out["collections"] == ["drugs"] and len(out["results"]) == 3
+    assert {"expand", "tokenize", "bm25", "embed_query", "faiss", "fuse", "fetch", "total"} <= set(out["timings_ms"])
+    assert out["expansion"]["added"] == ["아세트아미노펜", "이부프로펜"]
+
+
+def test_guard_blocks_below_every_voting_threshold(loaded: LoadedBundle, params) -> None:
+    def searcher(threshold: float | None) -> Searcher:
+        per = {n: {**o, "oos_threshold": threshold} for n, o in params.per_collection.items()}
+        return Searcher(loaded, replace(params, per_collection=per))
+
+    open_ = searcher(None).search("삼성전자 주가 알려줘")
+    assert not open_.blocked and open_.guard["collections"]["drugs"]["threshold"] is None
+    score = open_.guard["collections"]["drugs"]["score"]
+    assert searcher(score + 0.01).search("삼성전자 주가 알려줘").blocked
+    assert not searcher(score - 0.001).search("삼성전자 주가 알려줘").blocked
+
+
+def test_english_guard_also_consults_literature(loaded: LoadedBundle, params) -> None:
+    result = Searcher(loaded, params).search("What causes high blood pressure?")
+    assert result.collections == ["health"]
+    assert set(result.guard["collections"]) == {"health", "literature"}
+
+
+def test_stopword_only_query_still_gets_dense_candidates(loaded: LoadedBundle, params) -> None:
+    result = Searcher(loaded, params).search("ㅋㅋㅋ")
+    assert result.hits and "bm25" not in result.timings_ms
+
+
+def test_expansion_flag_changes_only_the_lexical_query(loaded: LoadedBundle, params) -> None:
+    off = Searcher(loaded, replace(params, expansion=False)).search("머리가 아파요")
+    on = Searcher(loaded, params).search("머리가 아파요")
+    assert off.expansion is None and on.expansion.added[0] == "두통"
+    assert any("두통" in h.text for h in on.hits)
+
+
+def test_cross_encoder_reranks_the_fused_candidates(loaded: LoadedBundle, params, tiny_cross_encoder: Path) -> None:
+    reranked = replace(params, rerank="cross_encoder", rerank_model=str(tiny_cross_encoder), rerank_min_score=0.0,
+                       rerank_candidates=8, oos_rerank_threshold=1.1)
+    result = Searcher(loaded, reranked).search("두통에 먹는 약", k=3)
+    assert result.reranker == "cross_encoder" and "rerank" in result.timings_ms
+    assert len(result.hits) == 3 and all(0.0 <= h.score <= 1.0 for h in result.hits)
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    assert result.blocked and result.guard["score_name"] == "rerank.sigmoid"  # nothing reaches 1.1
+
+
+@pytest.mark.parametrize("query", ["", "  "])
+def test_empty_query_is_refused(loaded: LoadedBundle, params, query: str) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        Searcher(loaded, params).search(query)

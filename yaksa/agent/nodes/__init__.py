@@ -1,0 +1,1 @@
+"""One module per stage of the agent graph (see yaksa/agent/graph.py for the wiring)."""

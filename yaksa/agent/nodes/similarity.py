@@ -1,0 +1,62 @@
+"""check_similarity and store_response: the semantic response cache at both ends of a turn.
+
+Why only for users with no remembered profile (before this turn): an answer personalised to one user's conditions must
+not be served to another, and a generic cached answer would drop this user's personalisation. The
+cache key's entities are every concept and demographic slot of the question (drugs, conditions,
+symptoms, pregnancy, age group), so "임신 중인데 타이레놀" never hits "타이레놀".
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from yaksa.agent.api import Citation
+from yaksa.agent.deps import AgentDeps
+from yaksa.agent.turn import TurnContext
+
+
+def cache_entities(deps: AgentDeps, text: str) -> frozenset[str]:
+    """What must match between two questions for one's answer to serve the other."""
+    keys = set()
+    for item in deps.extractor.extract(text):
+        keys.add(item.concept_id or f"{item.slot_type}:{item.name}={item.value}")
+    return frozenset(keys) | deps.extractor.medications(text)
+
+
+def _cacheable(state: dict, deps: AgentDeps) -> bool:
+    flags = state["flags"]
+    return bool(flags.cache and deps.cache is not None and flags.mode == "rag"
+                and deps.store_for(flags).view(state["user_id"]).count == 0)
+
+
+def check_similarity(deps: AgentDeps):
+    def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        # decided before this turn's own facts are remembered: they are part of the question
+        if not _cacheable(state, deps):
+            turn.notes["cache"] = "off"
+            return {"cache_hit": False, "cacheable": False}
+        hit = deps.cache.lookup(state["question"], deps.bundle_version)
+        turn.notes["cache"] = {"hit": hit is not None, **({"similarity": round(hit.similarity, 4),
+                                                           "cached_query": hit.query} if hit else {})}
+        if hit is None:
+            return {"cache_hit": False, "cacheable": True}
+        a = hit.answer
+        return {"cache_hit": True, "answer": a["answer"], "citations": [Citation(**c) for c in a["citations"]],
+                "verified": True,
+                "verification": a.get("verification"), "blocked": False, "intent": "question"}
+    return run
+
+
+def store_response(deps: AgentDeps):
+    def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        deps.history.add(state["user_id"], state["question"], state.get("answer", ""))
+        stored = False
+        if (not state.get("cache_hit") and state.get("verified") and not state.get("blocked")
+                and state.get("intent") == "question" and state.get("citations") and state.get("cacheable")):
+            payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],
+                       "verification": state.get("verification")}
+            stored = deps.cache.store(state["question"], payload, deps.bundle_version, verified=True)
+        turn.notes["stored_in_cache"] = stored
+        return {}
+    return run

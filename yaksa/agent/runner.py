@@ -1,0 +1,88 @@
+"""AgentRunner: one turn of the pharmacist agent, end to end, as the `TurnRunner` callers expect.
+
+Why a runner around the graph: callers want a finished `TurnResult` (answer, citations, blocked,
+trace) plus events while it runs; the graph only knows state updates. The runner validates input,
+creates the per-turn context, invokes the compiled graph, and turns the final state and the
+context's logs into the result and the closing events (`answer`, `citations`, `done`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from yaksa.agent.api import EventSink, TurnResult
+from yaksa.agent.deps import AgentDeps
+from yaksa.agent.graph import build_graph
+from yaksa.agent.turn import TurnContext
+from yaksa.memory.profile_store import validate_user_id
+
+MAX_QUESTION_CHARS = 2000
+
+
+class AgentRunner:
+    def __init__(self, deps: AgentDeps) -> None:
+        self.deps = deps
+        self.graph = build_graph(deps)   # compiled once, reused by every turn and thread
+
+    @property
+    def bundle_version(self) -> str:
+        return self.deps.bundle_version
+
+    def run(self, question: str, user_id: str, profile: str | None = None,
+            on_event: EventSink | None = None) -> TurnResult:
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question must be a non-empty string")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ValueError(f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
+        user_id = validate_user_id(user_id)
+        name = profile or self.deps.params.profile
+        flags = self.deps.params.flags(name)
+        turn = TurnContext(on_event=on_event)
+        start = time.perf_counter()
+        state: dict[str, Any] = self.graph.invoke(
+            {"question": question.strip(), "user_id": user_id, "profile_name": name, "flags": flags},
+            config={"configurable": {"turn": turn}, "recursion_limit": 60},
+        )
+        total_ms = round((time.perf_counter() - start) * 1000, 3)
+        result = TurnResult(
+            answer=state.get("answer", ""),
+            citations=list(state.get("citations") or []),
+            blocked=bool(state.get("blocked")),
+            bundle_version=self.bundle_version,
+            trace=self._trace(state, turn, name, total_ms),
+            verification=state.get("verification"),
+            profile_summary=state.get("profile_summary", ""),
+        )
+        turn.emit("answer", {"text": result.answer, "blocked": result.blocked})
+        turn.emit("citations", {"citations": [asdict(c) for c in result.citations]})
+        turn.emit("done", {"bundle_version": self.bundle_version, "total_ms": total_ms,
+                           "iterations": result.trace["iterations"], "stop_reason": result.trace["stop_reason"]})
+        return result
+
+    def _trace(self, state: dict, turn: TurnContext, profile: str, total_ms: float) -> dict[str, Any]:
+        return {
+            "profile": profile,
+            "intent": state.get("intent"),
+            "complexity": state.get("complexity"),
+            "k": state.get("k"),
+            "nodes": turn.nodes,
+            "iterations": len(state.get("judgements") or []),
+            "scores": [j["score"] for j in state.get("judgements") or []],
+            "judgements": state.get("judgements") or [],
+            "stop_reason": state.get("stop_reason") or None,
+            "cache_hit": bool(state.get("cache_hit")),
+            "generation_source": state.get("generation_source"),
+            "timings_ms": {**turn.timings_ms, "total": total_ms},
+            "llm_calls": turn.ledger.to_json(),
+            **turn.notes,
+        }
+
+    def profile(self, user_id: str) -> dict[str, Any]:
+        return self.deps.profiles.to_json(validate_user_id(user_id))
+
+    def forget(self, user_id: str) -> bool:
+        uid = validate_user_id(user_id)
+        self.deps.history.forget(uid)
+        return self.deps.profiles.forget(uid)

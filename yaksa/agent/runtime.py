@@ -1,0 +1,53 @@
+"""Build the production agent for a loaded bundle: `build_runner(loaded, settings)`.
+
+What it wires (each part documented in its own module): the hybrid searcher with the configured
+retrieval settings; the slot extractor over the concept pack the build wrote
+(`data/processed/concepts/pack`, regex only when it is missing); the persistent ProfileStore; the
+semantic response cache, embedded with the `drugs` collection's query model and emptied when the
+bundle version differs from the one it was filled under; and the LLM client from `YAKSA_LLM_*`
+(None offline: every role then uses its offline fallback).
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+from yaksa.agent.deps import AgentDeps, History
+from yaksa.agent.nodes.similarity import cache_entities
+from yaksa.agent.runner import AgentRunner
+from yaksa.config import Settings
+from yaksa.extraction.build import PACK_DIR
+from yaksa.extraction.extractor import SlotExtractor
+from yaksa.llm.client import client_from_env
+from yaksa.memory.profile_store import ProfileStore
+from yaksa.memory.response_cache import ResponseCache
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import Searcher
+
+log = logging.getLogger(__name__)
+
+
+def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
+    pack = settings.paths.concepts / PACK_DIR
+    if not pack.is_dir():
+        log.warning("no concept pack at %s (run `yaksa build concepts`): slot extraction is regex only", pack)
+    extractor = SlotExtractor(pack if pack.is_dir() else None, medcat_enabled=pack.is_dir())
+    params = settings.agent
+    cache_model = loaded.embedders.get("drugs") or next(iter(loaded.embedders.values()))
+    embed = lru_cache(maxsize=256)(cache_model.embed_query)  # a turn's lookup and store embed one text
+    deps = AgentDeps(
+        params=params,
+        searcher=Searcher(loaded, settings.retrieval),
+        extractor=extractor,
+        regex_extractor=SlotExtractor(None, medcat_enabled=False),
+        profiles=ProfileStore(settings.memory_path),
+        cache=None,
+        llm=client_from_env(),
+        history=History(params.history_turns),
+    )
+    deps.cache = ResponseCache(settings.cache_path, embed, lambda text: cache_entities(deps, text),
+                               threshold=params.cache_threshold, max_size=params.cache_max_size,
+                               style_variation=any(f.cache_style_variation for f in params.profiles.values()))
+    deps.cache.set_bundle_version(loaded.version)
+    return AgentRunner(deps)

@@ -1,0 +1,50 @@
+"""The typed state one agent turn carries through the graph.
+
+Why a TypedDict: LangGraph merges each node's partial update into this state, and a declared
+shape keeps the nodes honest about what they read and write.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from yaksa.agent.api import Citation
+from yaksa.config import AgentFlags
+from yaksa.extraction.slots import SlotItem
+
+
+class AgentState(TypedDict, total=False):
+    # input
+    question: str
+    user_id: str
+    profile_name: str
+    flags: AgentFlags
+    # intent and context
+    intent: str                    # "chitchat" | "question" | "statement"
+    complexity: str                # none | simple | moderate | complex
+    k: int
+    slots: list[SlotItem]
+    profile_summary: str
+    profile_terms: list[str]
+    history: list[dict[str, str]]
+    search_query: str
+    router: dict[str, Any]
+    # retrieval and answer
+    citations: list[Citation]
+    doc_ids_by_iteration: list[list[str]]
+    blocked: bool
+    guard: dict[str, Any]
+    answer: str
+    generation_source: str
+    # verification and refinement
+    verification: dict[str, Any] | None
+    corrections: int
+    verified: bool
+    judgements: list[dict[str, Any]]
+    iteration: int
+    stop_reason: str
+    best: dict[str, Any] | None    # the best answer so far (highest judge score)
+    # bookkeeping
+    cache_hit: bool
+    cacheable: bool                # no profile before this turn: the cache may serve and store it
+    nodes: list[str]

@@ -1,0 +1,55 @@
+"""Per-turn context the graph's nodes share: the event sink, the LLM ledger and the trace.
+
+Why not in the state: LangGraph merges state updates, and these are append-only logs and a callback,
+not facts about the conversation. One TurnContext is created per `run()` and handed to the nodes
+through the graph config (`config["configurable"]["turn"]`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from yaksa.agent.api import EventSink
+from yaksa.llm.usage import UsageLedger
+
+
+@dataclass
+class TurnContext:
+    on_event: EventSink | None = None
+    ledger: UsageLedger = field(default_factory=UsageLedger)
+    nodes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)   # node -> what it decided, for the trace
+
+    def emit(self, name: str, payload: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(name, payload)
+
+
+def turn_of(config: RunnableConfig | None) -> TurnContext:
+    turn = ((config or {}).get("configurable") or {}).get("turn")
+    if not isinstance(turn, TurnContext):
+        raise TypeError("the agent graph must be invoked with config={'configurable': {'turn': TurnContext()}}")
+    return turn
+
+
+def instrumented(name: str, fn: Callable[[dict, TurnContext], dict]) -> Callable[[dict, RunnableConfig], dict]:
+    """Wrap a node: status events before/after, its time in the trace, its name in the visit list."""
+    def node(state: dict, config: RunnableConfig) -> dict:
+        turn = turn_of(config)
+        turn.nodes.append(name)
+        turn.emit("status", {"node": name, "phase": "start"})
+        start = time.perf_counter()
+        update = fn(state, turn)
+        ms = (time.perf_counter() - start) * 1000
+        turn.timings_ms[name] = round(turn.timings_ms.get(name, 0.0) + ms, 3)
+        turn.emit("status", {"node": name, "phase": "end", "ms": round(ms, 3)})
+        return update
+
+    node.__name__ = name
+    return node

@@ -1,0 +1,70 @@
+"""Slot extraction for one user message: regex slots plus, when enabled, MedCAT concepts.
+
+The agent calls `extract` to update the patient profile and the response cache calls `medications`
+so a cached answer about one drug is never served for a question about another. `medcat_enabled`
+is the ablation switch: off means regex slots only (demographics, vitals, labs), on adds symptoms,
+conditions and medications from the Korean MedCAT pack.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from yaksa.extraction.regex_slots import regex_slots
+from yaksa.extraction.slots import SlotItem
+
+logger = logging.getLogger(__name__)
+
+SLOT_OF_TYPE: dict[str, str] = {"medication": "medications", "symptom": "symptoms", "condition": "conditions"}
+
+# "당뇨는 없어요", "두통은 전혀 없고", "임신은 아니": a denied fact must not enter the profile. Only the
+# words right after the mention are checked; negation further away is left alone (rare in chat).
+_NEGATION_AFTER = re.compile(r"^\s*(?:은|는|이|가|도|을|를)?\s*(?:전혀|별로|딱히)?\s*(?:없|아니|않)")
+
+
+def _negated(text: str, end: int) -> bool:
+    return bool(_NEGATION_AFTER.match(text[end:end + 16]))
+
+
+class SlotExtractor:
+    """Extract the six slots from a message.
+
+    >>> SlotExtractor(None, medcat_enabled=False).extract("65세 남성, 혈압 150/95")[0].value
+    65.0
+    """
+
+    def __init__(self, pack_dir: Path | None, medcat_enabled: bool) -> None:
+        self._model = None
+        if medcat_enabled and pack_dir is None:
+            logger.warning("medcat_enabled but no MedCAT pack configured: extracting regex slots only")
+        elif medcat_enabled:
+            from yaksa.extraction.medcat_ko import load_pack  # imports MedCAT and Kiwi: only when used
+
+            self._model = load_pack(Path(pack_dir))
+
+    @property
+    def medcat_active(self) -> bool:
+        """True when MedCAT concepts are extracted (for the turn trace and ablation reports)."""
+        return self._model is not None
+
+    def extract(self, text: str) -> list[SlotItem]:
+        """Regex slots, then MedCAT concepts not followed by a negation, in text order each."""
+        items = regex_slots(text)
+        if self._model is None:
+            return items
+        for ent in self._model.entities(text):
+            if _negated(text, ent.end):
+                continue
+            items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
+                                  text=ent.text, source="medcat"))
+        return items
+
+    def medications(self, text: str) -> frozenset[str]:
+        """Concept ids of drugs and ingredients mentioned (negated or not); empty when MedCAT is off."""
+        if not isinstance(text, str):
+            raise TypeError(f"medications() expects str, got {type(text).__name__}")
+        if self._model is None:
+            return frozenset()
+        return frozenset(e.concept_id for e in self._model.entities(text) if e.type == "medication")

@@ -1,0 +1,45 @@
+"""The six profile slots a turn can mention, shared by extraction, memory and the agent.
+
+Why one shared type: the extractor produces these, the ProfileStore persists and decays them, and the
+context assembler renders them; declaring them once keeps the three in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+SlotType = Literal["demographics", "conditions", "symptoms", "medications", "vitals", "labs"]
+SLOT_TYPES: tuple[str, ...] = ("demographics", "conditions", "symptoms", "medications", "vitals", "labs")
+
+
+@dataclass(frozen=True)
+class SlotItem:
+    """One fact about the patient, e.g. ("vitals", "blood_pressure", "150/95", "mmHg").
+
+    `name` is a stable key within the slot type: "age", "age_group", "gender", "pregnancy",
+    "blood_pressure", "glucose", "hba1c", or the concept's preferred name for conditions, symptoms
+    and medications. `concept_id` is a UMLS CUI or a project id ("YK:...") and never invented.
+    """
+
+    slot_type: SlotType
+    name: str
+    value: str | float | None = None
+    unit: str | None = None
+    concept_id: str | None = None
+    text: str = ""                 # the surface span in the user's message
+    source: str = "regex"          # "regex" | "medcat"
+    confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.slot_type not in SLOT_TYPES:
+            raise ValueError(f"slot_type must be one of {SLOT_TYPES}, got {self.slot_type!r}")
+        if not self.name:
+            raise ValueError("name must not be empty")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SlotItem:
+        return cls(**data)

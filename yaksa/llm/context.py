@@ -1,0 +1,110 @@
+"""Context injection: the generator's prompt, built section by section inside a token budget.
+
+Why budgets per section: a long profile or chat history must never push the evidence out of the
+context window, and the evidence must leave room for the answer. Shares of the total (default 4096
+tokens): system 5%, profile 10%, evidence 50%, history 15%, question 5%, generation 15% (passed as
+`max_tokens`). The system prompt (the six principles) is never cut; every other section is truncated
+to its share (history keeps the most recent turns; each document gets an equal part of what is left).
+Token counts come from `yaksa.llm.tokens.estimate_tokens` and are returned for the trace.
+
+    prompt = assemble_prompt("타이레놀 하루 몇 번?", evidence, profile_summary="75세, 당뇨병")
+    client.stream("generator", prompt.messages, usage=ledger, on_token=print, max_tokens=prompt.max_tokens)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from yaksa.agent.api import Citation
+from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
+
+DEFAULT_TOTAL_TOKENS = 4096
+MIN_TOTAL_TOKENS = 1024
+SHARES: dict[str, float] = {"system": 0.05, "profile": 0.10, "evidence": 0.50, "history": 0.15,
+                            "question": 0.05, "generation": 0.15}  # fmt: skip
+HISTORY_ROLES = ("user", "assistant")
+
+SYSTEM_PROMPT = """You are yaksa, a careful pharmacist assistant. Rules:
+1. Cite every claim with its document number as [문서 N].
+2. Use only the evidence documents; if they do not answer the question, say so.
+3. Never invent doses, frequencies or other numbers: copy them from the cited document.
+4. Personalise the answer to the user profile and point out contraindications and interactions that apply to it.
+5. Always advise consulting a pharmacist or doctor; end with "전문가와 꼭 상담하세요".
+6. Answer in the language of the question."""
+
+
+@dataclass(frozen=True)
+class AssembledPrompt:
+    """Chat messages for the generator, its `max_tokens`, and what each section used (for the trace)."""
+
+    messages: list[dict[str, str]]
+    max_tokens: int
+    tokens_by_section: dict[str, int]
+    question: str
+    evidence: tuple[Citation, ...]
+    profile_summary: str
+
+
+def section_budgets(total_tokens: int) -> dict[str, int]:
+    """Tokens per section for a context window of `total_tokens`."""
+    if total_tokens < MIN_TOTAL_TOKENS:
+        raise ValueError(f"total_tokens must be >= {MIN_TOTAL_TOKENS}, got {total_tokens}")
+    return {name: int(total_tokens * share) for name, share in SHARES.items()}
+
+
+def render_evidence(evidence: Sequence[Citation], budget: int) -> str:
+    """Documents as "[문서 N] title — section (관련도 s)" + text, sharing `budget` tokens fairly."""
+    parts: list[str] = []
+    remaining = budget
+    for i, c in enumerate(evidence):
+        header = f"[문서 {c.n}] {c.title} — {c.section} (관련도 {c.score:.2f})"
+        share = remaining // (len(evidence) - i)
+        body = truncate_to_tokens(c.text, share - estimate_tokens(header) - 1)
+        block = f"{header}\n{body}"
+        parts.append(block)
+        remaining -= estimate_tokens(block)
+    return "\n\n".join(parts) if parts else "(검색된 근거 문서가 없습니다 / no documents were found)"
+
+
+def _history(history: Sequence[dict[str, str]], budget: int) -> list[dict[str, str]]:
+    """The most recent turns that fit `budget` (the newest one truncated if it alone is too long)."""
+    kept: list[dict[str, str]] = []
+    remaining = budget
+    for turn in reversed(history):
+        if turn.get("role") not in HISTORY_ROLES or not isinstance(turn.get("content"), str):
+            raise ValueError(f"history turns must be {{'role': 'user'|'assistant', 'content': str}}, got {turn!r}")
+        cost = estimate_tokens(turn["content"])
+        if cost > remaining:
+            if not kept and remaining > 0:
+                kept.append({"role": turn["role"], "content": truncate_to_tokens(turn["content"], remaining)})
+            break
+        kept.append({"role": turn["role"], "content": turn["content"]})
+        remaining -= cost
+    return kept[::-1]
+
+
+def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary: str = "",
+                    history: Sequence[dict[str, str]] = (),
+                    total_tokens: int = DEFAULT_TOTAL_TOKENS) -> AssembledPrompt:  # fmt: skip
+    """The generator's messages: system + profile, recent history, then evidence + question."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    budgets = section_budgets(total_tokens)
+    profile = truncate_to_tokens(profile_summary.strip(), budgets["profile"]) or "(없음 / none)"
+    evidence_text = render_evidence(evidence, budgets["evidence"])
+    question_text = truncate_to_tokens(question.strip(), budgets["question"])
+    turns = _history(history, budgets["history"])
+    system = f"{SYSTEM_PROMPT}\n\n## 사용자 정보 (user profile)\n{profile}"
+    user = f"## 근거 문서 (evidence)\n{evidence_text}\n\n## 질문 (question)\n{question_text}"
+    used = {
+        "system": estimate_tokens(SYSTEM_PROMPT),
+        "profile": estimate_tokens(profile),
+        "evidence": estimate_tokens(evidence_text),
+        "history": sum(estimate_tokens(t["content"]) for t in turns),
+        "question": estimate_tokens(question_text),
+        "generation": budgets["generation"],
+    }
+    messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
+    return AssembledPrompt(messages, budgets["generation"], used, question.strip(), tuple(evidence),
+                           profile_summary)  # fmt: skip

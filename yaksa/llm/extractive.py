@@ -1,0 +1,79 @@
+"""The offline generator: a cited answer made only of sentences copied from the evidence.
+
+Why extractive: without a language model the only answer that can never invent a dose is one whose
+every sentence is a sentence of a retrieved document. For each cited document the sentences that
+overlap the question most are kept (in their original order), one paragraph per document ending in
+its `[문서 N]`. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
+sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
+The answer always ends with the consult line.
+
+    extractive_answer("타이레놀 하루 몇 번 먹어요?", evidence, profile_summary="75세, 당뇨병")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from yaksa.agent.api import Citation
+from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
+from yaksa.llm.profile_terms import profile_terms, with_aliases
+from yaksa.llm.safety import safety_line
+
+MAX_SENTENCES_PER_DOC = 3
+CAUTION_SECTIONS = frozenset({"주의사항", "상호작용", "경고", "부작용", "precautions", "interactions", "warnings"})
+NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
+NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
+
+
+def is_caution(citation: Citation) -> bool:
+    """Whether a document is a caution section (by its section name or MFDS section key)."""
+    key = str(citation.metadata.get("section_key", ""))
+    return citation.section.strip().lower() in CAUTION_SECTIONS or key in CAUTION_SECTIONS
+
+
+def _pick(citation: Citation, query: set[str], profile: list[str]) -> tuple[list[str], list[str]]:
+    """The sentences to keep from one document, and the profile words they matched."""
+    candidates = sentences(citation.text)
+    caution = is_caution(citation)
+    scored: list[tuple[float, int, list[str]]] = []
+    for i, sent in enumerate(candidates):
+        hits = [w for w in profile if mentions(w, sent)] if caution else []
+        scored.append((overlap(query, sent) + (1.0 if hits else 0.0), i, hits))
+    best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
+    if not best and candidates:  # retrieved for the question as a whole: its opening still answers
+        best = [(0.0, 0, [])]
+    best.sort(key=lambda s: s[1])
+    matched = [w for _, _, hits in best for w in hits]
+    return [candidates[i] for _, i, _ in best], list(dict.fromkeys(matched))
+
+
+def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean: bool) -> str:
+    label = f"{citation.title} ({citation.section})" if citation.section else citation.title
+    if matched:
+        who = ", ".join(matched)
+        label += f" — 회원님 정보({who})와 관련된 주의" if korean else f" — relevant to your profile ({who})"
+    return f"{label}: {' '.join(picked)} [문서 {citation.n}]"
+
+
+def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "") -> str:
+    """An answer whose every sentence is copied from a cited document, ending with the consult line."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty string, got {question!r}")
+    korean = is_korean(question)
+    closing = safety_line(question)
+    if not evidence:
+        return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
+    query = grams(question)
+    profile = with_aliases(profile_terms(profile_summary))
+    paragraphs: list[str] = []
+    seen: set[str] = set()
+    # Profile-relevant cautions first: for this user they matter more than the general description.
+    ranked = sorted(evidence, key=lambda c: (not (profile and is_caution(c)), c.n))
+    for citation in ranked:
+        picked, matched = _pick(citation, query, profile)
+        picked = [s for s in picked if s not in seen]
+        if not picked:
+            continue
+        seen.update(picked)
+        paragraphs.append(_paragraph(citation, picked, matched, korean))
+    return "\n\n".join([*paragraphs, closing])

@@ -1,0 +1,45 @@
+"""Profile words as the drug labels spell them, so cautions can be matched to the user.
+
+Why aliases: a profile says "노인" or "75세" while MFDS labels say "고령자"; a profile says "임신"
+while labels say "임부". Without this small map a 주의사항 sentence written for exactly this user
+would be missed by a plain word match. Only label vocabulary that really differs is listed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from yaksa.llm.lexical import terms
+
+ELDERLY_AGE = 65
+_AGE = re.compile(r"(\d{1,3})\s*(?:세|살|years?[ -]old)", re.IGNORECASE)
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "노인": ("고령자",),
+    "고령": ("고령자", "노인"),
+    "임신": ("임부",),
+    "임부": ("임신",),
+    "수유": ("수유부",),
+    "어린이": ("소아", "유아"),
+    "소아": ("어린이",),
+    "elderly": ("older", "aged"),
+    "pregnant": ("pregnancy",),
+    "pregnancy": ("pregnant",),
+}
+
+
+def profile_terms(summary: str) -> list[str]:
+    """Content words of a profile summary, plus "고령자" when it states an age of 65 or more."""
+    found = terms(summary) if summary.strip() else []
+    if any(int(m.group(1)) >= ELDERLY_AGE for m in _AGE.finditer(summary)) and "고령자" not in found:
+        found.append("고령자")
+    return found
+
+
+def with_aliases(words: list[str]) -> list[str]:
+    """`words` followed by their label spellings, de-duplicated."""
+    out: list[str] = []
+    for w in words:
+        for v in (w, *_ALIASES.get(w.lower(), ())):
+            if v not in out:
+                out.append(v)
+    return out

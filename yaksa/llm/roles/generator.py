@@ -1,0 +1,45 @@
+"""Generate the answer: streamed from the LLM, or the extractive answer when there is none.
+
+Why the fallback also streams: the chat page shows tokens as they come; offline the extractive answer
+is emitted word by word through the same `on_token`, so callers have one code path. If the LLM
+stream breaks after some tokens were sent, the extractive answer follows them; the final `answer`
+event (the returned text) is what the client must keep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from yaksa.llm.client import LLMClient
+from yaksa.llm.context import AssembledPrompt
+from yaksa.llm.errors import LLMError
+from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.results import Generation
+from yaksa.llm.usage import UsageLedger
+
+FALLBACK = "extractive"
+_WORD_BOUNDARY = re.compile(r"(?<=\s)(?=\S)")
+
+
+def _emit_words(text: str, on_token: Callable[[str], None] | None) -> None:
+    if on_token is not None:
+        for piece in _WORD_BOUNDARY.split(text):
+            on_token(piece)
+
+
+def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageLedger,
+             on_token: Callable[[str], None] | None = None) -> Generation:  # fmt: skip
+    """The answer to `prompt.question`, from the generator model or extracted from `prompt.evidence`."""
+    error: str | None = None
+    if client is not None:
+        try:
+            text = client.stream("generator", prompt.messages, usage=usage, max_tokens=prompt.max_tokens,
+                                 on_token=on_token or (lambda _t: None))  # fmt: skip
+            return Generation(text, "llm", None, dict(prompt.tokens_by_section))
+        except LLMError as exc:
+            error = str(exc)
+    usage.mark_fallback("generator", FALLBACK, error)
+    text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary)
+    _emit_words(text, on_token)
+    return Generation(text, FALLBACK, error, dict(prompt.tokens_by_section))

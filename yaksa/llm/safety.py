@@ -1,0 +1,68 @@
+"""The safety rules every answer obeys, in one place: citations, the consult line, and doses.
+
+Why together: the extractive generator writes answers that satisfy these rules, the rule verifier
+checks them and the rule corrector repairs them; one definition keeps the three in agreement.
+
+Dose check: a number followed by a unit or a count word ("500mg", "1~2정", "1일 3회", "4시간") is a
+claim about dosing; an answer may only contain such mentions that appear in the documents it cites.
+Both sides are normalised (spaces dropped, 밀리그람/밀리그램 → mg, ～/〜 → ~) and a mention must match
+at a number boundary, so "5mg" is not "found" inside "2.5mg" and "1000mg" never inside "500mg".
+"""
+
+from __future__ import annotations
+
+import re
+
+from yaksa.llm.lexical import is_korean
+
+SAFETY_PHRASE = "전문가와 꼭 상담하세요"
+SAFETY_LINE_KO = "복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."
+SAFETY_LINE_EN = "Please consult a pharmacist or doctor before taking any medicine. (전문가와 꼭 상담하세요.)"
+CITATION = re.compile(r"\[문서\s*(\d+)\]")
+
+_UNITS = (
+    "밀리그람|밀리그램|밀리리터|마이크로그램|그램|mg|mcg|µg|μg|ml|g|iu|%|정|캡슐|알|포|병|방울|회|번|"
+    "시간|일|주|개월|세|잔|tablets?|capsules?|times|hours?|days?|years?"
+)
+_DOSE = re.compile(
+    rf"(?<![\d.])\d+(?:\.\d+)?(?:\s*[~～〜\-]\s*\d+(?:\.\d+)?)?\s*(?:{_UNITS})(?![A-Za-z])", re.IGNORECASE
+)
+_UNIT_ALIASES = (("밀리그람", "mg"), ("밀리그램", "mg"), ("밀리리터", "ml"), ("마이크로그램", "mcg"),
+                 ("µg", "mcg"), ("μg", "mcg"), ("그램", "g"), ("～", "~"), ("〜", "~"), ("-", "~"))  # fmt: skip
+
+
+def safety_line(question: str) -> str:
+    """The closing line for an answer to `question` (English questions get both languages)."""
+    return SAFETY_LINE_KO if is_korean(question) else SAFETY_LINE_EN
+
+
+def has_safety_line(answer: str) -> bool:
+    return SAFETY_PHRASE in answer
+
+
+def cited_numbers(text: str) -> list[int]:
+    """The N of every `[문서 N]` in order of appearance (with repeats)."""
+    return [int(n) for n in CITATION.findall(text)]
+
+
+def _normalise(text: str) -> str:
+    text = re.sub(r"\s+", "", text.lower())
+    for src, dst in _UNIT_ALIASES:
+        text = text.replace(src, dst)
+    return text
+
+
+def dose_mentions(text: str) -> list[str]:
+    """Number+unit mentions in `text`, as written (without the citation markers' numbers)."""
+    return [m.group(0).strip() for m in _DOSE.finditer(CITATION.sub(" ", text))]
+
+
+def unsupported_doses(text: str, sources: str) -> list[str]:
+    """The dose mentions of `text` that do not occur in `sources` (the cited documents' text)."""
+    haystack = _normalise(sources)
+    missing: list[str] = []
+    for mention in dose_mentions(text):
+        pattern = rf"(?<!\d)(?<!\d\.){re.escape(_normalise(mention))}"  # "5mg" is not in "2.5mg"
+        if not re.search(pattern, haystack) and mention not in missing:
+            missing.append(mention)
+    return missing

@@ -1,0 +1,82 @@
+"""Is a newly extracted fact one the profile already holds? Then refresh it instead of adding a row.
+
+Why: users repeat themselves ("혈압이 150/95라고 했잖아요", "두통이 또 있어요"), and a profile that
+grows one row per mention drowns the context window in copies of the same fact.
+
+Two kinds of slot:
+- single-valued names (demographics such as age/gender/pregnancy, vitals, labs) hold one current
+  value per name: a new value replaces the old one. For vitals and labs `same_fact` also tells a
+  re-stated reading (within the measurement tolerance: blood pressure ±5 mmHg on both numbers,
+  glucose ±5 mg/dL, HbA1c ±0.2 %) from a new measurement; either way the newest reading is kept,
+  because the profile carries the current measurement, not a history.
+- multi-valued slots (conditions, symptoms, medications) hold many facts: two items are the same
+  fact when they share a concept id, or when their names are the same after normalisation or
+  nearly so (difflib ratio >= 0.9, e.g. "Tylenol" / "tylenol " / "타이레놀정" vs "타이레놀 정").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from difflib import SequenceMatcher
+
+from yaksa.extraction.slots import SlotItem
+
+SINGLE_VALUED_SLOTS = frozenset({"demographics", "vitals", "labs"})
+NAME_SIMILARITY = 0.9
+# Largest difference between two readings of the same measurement, per number in the value.
+TOLERANCE: dict[str, float] = {"blood_pressure": 5.0, "glucose": 5.0, "hba1c": 0.2}
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NOISE = re.compile(r"[\s\-_.,·()\[\]]+")
+
+
+def normalise_name(name: str) -> str:
+    """Lower-case and drop spaces and punctuation, so spelling variants compare equal."""
+    return _NOISE.sub("", name.casefold())
+
+
+def _numbers(value: str | float | None) -> list[float]:
+    if value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    return [float(x) for x in _NUMBER.findall(value)]
+
+
+def readings_match(name: str, new: str | float | None, old: str | float | None) -> bool:
+    """Whether two readings of measurement `name` are the same within its tolerance."""
+    tolerance = TOLERANCE.get(name, 0.0)
+    a, b = _numbers(new), _numbers(old)
+    if not a or len(a) != len(b):
+        return str(new).strip() == str(old).strip()
+    return all(abs(x - y) <= tolerance + 1e-9 for x, y in zip(a, b, strict=True))
+
+
+def names_match(new: str, old: str) -> bool:
+    a, b = normalise_name(new), normalise_name(old)
+    return a == b or SequenceMatcher(None, a, b).ratio() >= NAME_SIMILARITY
+
+
+def same_fact(new: SlotItem, old: SlotItem) -> bool:
+    """Whether `new` states the same fact as the stored `old` (see the module docstring)."""
+    if new.slot_type != old.slot_type:
+        return False
+    if new.concept_id and new.concept_id == old.concept_id:
+        return True
+    if new.slot_type in SINGLE_VALUED_SLOTS:
+        return new.name == old.name and readings_match(new.name, new.value, old.value)
+    return names_match(new.name, old.name)
+
+
+def supersedes(new: SlotItem, old: SlotItem) -> bool:
+    """Whether storing `new` should overwrite the stored `old` rather than add a row."""
+    if same_fact(new, old):
+        return True
+    return new.slot_type == old.slot_type and new.slot_type in SINGLE_VALUED_SLOTS and new.name == old.name
+
+
+def merge(old: SlotItem, new: SlotItem) -> SlotItem:
+    """The item to keep when `new` supersedes `old`: the newest value and surface text under the stored
+    name (a stable key that should not drift with spelling variants), the concept id if either has one."""
+    return dataclasses.replace(new, name=old.name, concept_id=new.concept_id or old.concept_id)

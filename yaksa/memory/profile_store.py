@@ -1,0 +1,257 @@
+"""What the agent remembers about each user, persisted in DuckDB so it survives restarts.
+
+Why DuckDB: it is already the project's embedded store, a single file the operator can inspect with
+SQL, and transactional, so a crash mid-turn never leaves half a profile. One table `profile_items`
+(id, user_id, slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds).
+
+Concurrency: DuckDB lets one process at a time open a file for writing, and the server may run
+several uvicorn workers. So every operation opens its own short-lived connection and closes it,
+retrying for up to `LOCK_WAIT_SECONDS` while another process holds the lock; inside one process a
+threading.Lock serialises operations. Each `add` is one transaction: read the user's rows, merge
+(see `yaksa.memory.dedup`), write.
+
+Decay (see `yaksa.memory.decay`) is applied when reading: `items`, `summary` and `terms` show only
+facts whose weight is still above the floor; faded facts stay on disk until `forget`, and
+`to_json` lists them (marked inactive) so a user sees everything that is remembered.
+
+Usage::
+
+    store = open_profile_store("persistent", Path("data/memory/profiles.duckdb"))
+    store.add("u1", extracted_items)
+    store.summary("u1")   # "65세 남성. 질환: 당뇨병. 최근 혈압 150/95 mmHg (방금)."
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from yaksa.extraction.slots import SLOT_TYPES, SlotItem
+from yaksa.memory.decay import decay_weight
+from yaksa.memory.dedup import merge, supersedes
+from yaksa.memory.entry import ProfileEntry
+from yaksa.memory.profile_summary import render_summary
+
+LOCK_WAIT_SECONDS = 5.0
+MAX_USER_ID_LENGTH = 128
+MEMORY_MODES = ("persistent", "none")
+_TERM_SLOTS = ("conditions", "medications", "symptoms")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS profile_items (
+    id VARCHAR PRIMARY KEY,
+    user_id VARCHAR NOT NULL,
+    slot_type VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    item VARCHAR NOT NULL,
+    stored_at DOUBLE NOT NULL
+)
+"""
+
+
+def validate_user_id(user_id: str) -> str:
+    """Reject ids that cannot be a key: empty, blank, longer than 128 characters or unprintable."""
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}")
+    if len(user_id) > MAX_USER_ID_LENGTH:
+        raise ValueError(f"user_id must be at most {MAX_USER_ID_LENGTH} characters, got {len(user_id)}")
+    if not user_id.isprintable():
+        raise ValueError(f"user_id must be printable, got {user_id!r}")
+    return user_id
+
+
+def _instant(when: datetime | None) -> datetime:
+    if when is None:
+        return datetime.now(UTC)
+    if not isinstance(when, datetime):
+        raise TypeError(f"expected a datetime, got {type(when).__name__}")
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise ValueError(f"datetime must be timezone-aware, got naive {when.isoformat()}")
+    return when
+
+
+def _entry(item_json: str, stored_at: float, now: datetime) -> ProfileEntry:
+    item = SlotItem.from_json(json.loads(item_json))
+    when = datetime.fromtimestamp(stored_at, UTC)
+    # A fact stored after `now` (clock skew between workers, or a past `now`) counts as fresh.
+    hours = max(0.0, (now - when).total_seconds() / 3600)
+    return ProfileEntry(item=item, stored_at=when, weight=decay_weight(item.slot_type, hours))
+
+
+@dataclass(frozen=True)
+class ProfileView:
+    summary: str
+    terms: list[str]
+    count: int
+
+
+def _terms(entries: Sequence[ProfileEntry]) -> list[str]:
+    names = [e.item.name for slot in _TERM_SLOTS for e in entries if e.item.slot_type == slot]
+    return list(dict.fromkeys(names))
+
+
+class ProfileStore:
+    """Per-user profile facts in one DuckDB file; safe across threads and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._lock, self._connect() as con:
+            con.execute(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        delay = 0.01
+        while True:
+            try:
+                con = duckdb.connect(str(self.path))
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower():
+                    raise
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"profile store {self.path} stayed locked by another process for "
+                        f"{LOCK_WAIT_SECONDS:.0f} s") from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 0.2)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
+        """Remember `items` as stated at `at` (default now); returns how many rows were added or updated.
+
+        A fact the profile already holds is refreshed in place (newest value and time); a fact
+        older than the stored one (`at` before its stored time) does not overwrite it.
+        """
+        uid = validate_user_id(user_id)
+        when = _instant(at).timestamp()
+        for item in items:
+            if not isinstance(item, SlotItem):
+                raise TypeError(f"items must be SlotItem instances, got {type(item).__name__}")
+        if not items:
+            return 0
+        touched: set[str] = set()
+        with self._lock, self._connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                rows = con.execute(
+                    "SELECT id, item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
+                stored = [[rid, SlotItem.from_json(json.loads(js)), ts] for rid, js, ts in rows]
+                for new in items:
+                    match = next((row for row in stored if supersedes(new, row[1])), None)
+                    if match is None:
+                        rid = uuid.uuid4().hex
+                        con.execute("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
+                                    [rid, uid, new.slot_type, new.name, json.dumps(new.to_json()), when])
+                        stored.append([rid, new, when])
+                    elif when >= match[2]:
+                        rid, merged = match[0], merge(match[1], new)
+                        con.execute("UPDATE profile_items SET name = ?, item = ?, stored_at = ? WHERE id = ?",
+                                    [merged.name, json.dumps(merged.to_json()), when, rid])
+                        match[1:] = [merged, when]
+                    else:
+                        continue
+                    touched.add(rid)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return len(touched)
+
+    def _entries(self, uid: str, now: datetime) -> list[ProfileEntry]:
+        with self._lock, self._connect() as con:
+            rows = con.execute(
+                "SELECT item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
+        entries = [_entry(js, ts, now) for js, ts in rows]
+        return sorted(entries, key=lambda e: (SLOT_TYPES.index(e.item.slot_type), -e.weight, e.item.name))
+
+    def items(self, user_id: str, now: datetime | None = None) -> list[ProfileEntry]:
+        """Active facts (weight above the floor at `now`), by slot type, then heaviest first."""
+        return [e for e in self._entries(validate_user_id(user_id), _instant(now)) if e.active]
+
+    def summary(self, user_id: str, now: datetime | None = None) -> str:
+        """The active profile in Korean sentences for the prompt; "" when nothing is remembered."""
+        when = _instant(now)
+        return render_summary(self.items(user_id, when), when)
+
+    def terms(self, user_id: str, now: datetime | None = None) -> list[str]:
+        """Names of active conditions, medications and symptoms, for query rewriting."""
+        return _terms(self.items(user_id, now))
+
+    def view(self, user_id: str, now: datetime | None = None) -> ProfileView:
+        """Summary, terms and item count from one read: an agent turn needs all three."""
+        when = _instant(now)
+        entries = self.items(user_id, when)
+        return ProfileView(render_summary(entries, when), _terms(entries), len(entries))
+
+    def forget(self, user_id: str) -> bool:
+        """Erase every fact about `user_id`; False when nothing was stored."""
+        uid = validate_user_id(user_id)
+        with self._lock, self._connect() as con:
+            (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
+            con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
+        return count > 0
+
+    def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
+        """Everything stored about the user, faded facts included (marked inactive), and the summary."""
+        uid = validate_user_id(user_id)
+        when = _instant(now)
+        entries = self._entries(uid, when)
+        return {"user_id": uid, "summary": render_summary(entries, when),
+                "items": [e.to_json() for e in entries]}
+
+
+class NullProfileStore:
+    """`memory_mode: none` (ablation): same interface as ProfileStore, remembers nothing."""
+
+    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
+        validate_user_id(user_id)
+        _instant(at)
+        return 0
+
+    def items(self, user_id: str, now: datetime | None = None) -> list[ProfileEntry]:
+        validate_user_id(user_id)
+        return []
+
+    def summary(self, user_id: str, now: datetime | None = None) -> str:
+        validate_user_id(user_id)
+        return ""
+
+    def terms(self, user_id: str, now: datetime | None = None) -> list[str]:
+        validate_user_id(user_id)
+        return []
+
+    def view(self, user_id: str, now: datetime | None = None) -> ProfileView:
+        validate_user_id(user_id)
+        return ProfileView("", [], 0)
+
+    def forget(self, user_id: str) -> bool:
+        validate_user_id(user_id)
+        return False
+
+    def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
+        return {"user_id": validate_user_id(user_id), "summary": "", "items": []}
+
+
+def open_profile_store(memory_mode: str, path: Path) -> ProfileStore | NullProfileStore:
+    """The store for a `memory_mode` setting: "persistent" (DuckDB at `path`) or "none"."""
+    if memory_mode == "persistent":
+        return ProfileStore(path)
+    if memory_mode == "none":
+        return NullProfileStore()
+    raise ValueError(f"memory_mode must be one of {MEMORY_MODES}, got {memory_mode!r}")

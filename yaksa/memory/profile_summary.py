@@ -1,0 +1,89 @@
+"""Render a user's active profile as a few Korean sentences for the generation context.
+
+Why prose and not JSON: the summary goes straight into the prompt (and the offline extractive answer
+quotes it), and a sentence such as "65세 남성. 질환: 당뇨병. 최근 혈압 150/95 mmHg (2시간 전)." is
+what a pharmacist would write in a chart note. Measurements carry their age, because a reading from
+yesterday must not be read as today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from yaksa.memory.entry import ProfileEntry
+
+LABELS: dict[str, str] = {
+    "blood_pressure": "혈압",
+    "glucose": "혈당",
+    "hba1c": "당화혈색소(HbA1c)",
+}
+_GENDER: dict[str, str] = {
+    "male": "남성", "m": "남성", "남": "남성", "남성": "남성", "남자": "남성",
+    "female": "여성", "f": "여성", "여": "여성", "여성": "여성", "여자": "여성",
+}
+_NO = {"no", "false", "0", "아니오", "아님", "none"}
+_LIST_LABELS = (("conditions", "질환"), ("medications", "복용 중인 약"), ("symptoms", "증상"))
+
+
+def format_value(value: str | float | None, unit: str | None) -> str:
+    """`150/95 mmHg`, `7.2%`, `180 mg/dL`: whole floats without `.0`, `%` without a space."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = "" if value is None else str(value)
+    if not unit:
+        return text
+    return f"{text}{unit}" if unit == "%" else f"{text} {unit}".strip()
+
+
+def relative_age(then: datetime, now: datetime) -> str:
+    """Korean relative time: 방금, 5분 전, 2시간 전, 3일 전."""
+    minutes = max(0.0, (now - then).total_seconds() / 60)
+    if minutes < 1:
+        return "방금"
+    if minutes < 60:
+        return f"{int(minutes)}분 전"
+    if minutes < 48 * 60:
+        return f"{int(minutes // 60)}시간 전"
+    return f"{int(minutes // (60 * 24))}일 전"
+
+
+def _demographics(entries: Sequence[ProfileEntry]) -> str:
+    by_name = {e.item.name: e.item.value for e in entries if e.item.slot_type == "demographics"}
+    parts: list[str] = []
+    if by_name.get("age") is not None:
+        parts.append(f"{format_value(by_name['age'], None)}세")
+    elif by_name.get("age_group") is not None:
+        parts.append(str(by_name["age_group"]))
+    gender = by_name.get("gender")
+    if gender is not None:
+        parts.append(_GENDER.get(str(gender).strip().casefold(), str(gender)))
+    pregnancy = by_name.get("pregnancy")
+    if "pregnancy" in by_name and str(pregnancy).strip().casefold() not in _NO:
+        parts.append("임신 중")
+    return " ".join(parts)
+
+
+def _measurements(entries: Sequence[ProfileEntry], slot_type: str, now: datetime) -> str:
+    return ", ".join(
+        f"{LABELS.get(e.item.name, e.item.name)} {format_value(e.item.value, e.item.unit)} "
+        f"({relative_age(e.stored_at, now)})"
+        for e in entries if e.item.slot_type == slot_type
+    )
+
+
+def render_summary(entries: Sequence[ProfileEntry], now: datetime) -> str:
+    """Sentences for the active entries, in a fixed order; "" when nothing is remembered."""
+    active = [e for e in entries if e.active]
+    sentences: list[str] = []
+    if demo := _demographics(active):
+        sentences.append(demo)
+    for slot_type, label in _LIST_LABELS:
+        names = list(dict.fromkeys(e.item.name for e in active if e.item.slot_type == slot_type))
+        if names:
+            sentences.append(f"{label}: {', '.join(names)}")
+    if vitals := _measurements(active, "vitals", now):
+        sentences.append(f"최근 {vitals}")
+    if labs := _measurements(active, "labs", now):
+        sentences.append(f"검사 결과: {labs}")
+    return " ".join(f"{s}." for s in sentences)
