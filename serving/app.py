@@ -1,101 +1,103 @@
-"""Litestar app factory: loads the published bundle once at start-up and serves it.
+"""Litestar app factory: wires routes, guards, limits and the hot-swappable Runtime.
 
-Controllers stay thin; everything they do is a call into `yaksa`. Until the full chat API lands this
-serves health, readiness, the bundle in use and retrieval-only search.
+`yaksa serve` runs `uvicorn serving.app:create_app --factory`; settings come from `YAKSA_PARAMS`
+(params.yaml), secrets and limits from the environment (see `serving.config`, including the
+loopback-only open mode used when no API keys are set). The bundle and the agent load in the
+background at start-up, so /healthz answers at once and /readyz says 503 until they are ready.
+
+    GET  /  /static/*            the chat page
+    GET  /healthz /readyz        liveness, readiness
+    GET  /schema/openapi.json    OpenAPI (no Swagger/Redoc pages: they load JS from CDNs)
+    /v1/* (API key)              chat, search, profile/{user_id}, indexes
+    /v1/admin/* (admin key)      reload
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
 
-from litestar import Litestar, get
+from litestar import Litestar, Request, Response, Router
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException
-from litestar.params import FromQuery
-from litestar.status_codes import HTTP_503_SERVICE_UNAVAILABLE
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.static_files import create_static_files_router
 
-from yaksa.config import RetrievalParams, Settings, load_settings
-from yaksa.index.publish import current_version, list_versions
-from yaksa.retrieval.loader import load_published
-from yaksa.retrieval.searcher import Searcher
+from serving import routes
+from serving.auth import admin_guard, api_key_guard
+from serving.config import ServingConfig, load_serving_config
+from serving.ratelimit import TokenBuckets
+from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
+from yaksa.config import Settings, load_settings
 from yaksa.runtime import configure_offline_env
 
-
-def _settings() -> Settings:
-    return load_settings(Path(os.environ.get("YAKSA_PARAMS", "params.yaml")))
+log = logging.getLogger(__name__)
 
 
-@get("/healthz", sync_to_thread=False)
-def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+def _not_utf8(_request: Request, _exc: UnicodeDecodeError) -> Response:
+    """Litestar lets a non-UTF-8 JSON body escape as a 500; it is the client's mistake."""
+    return Response({"status_code": 400, "detail": "request body is not valid UTF-8"}, status_code=400)
 
 
-@get("/readyz", sync_to_thread=False)
-def readyz(state: State) -> dict[str, Any]:
-    if state.get("searcher") is None:
-        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE, detail=state.get("load_error") or "loading")
-    return {"status": "ready", "version": state.searcher.loaded.version}
-
-
-@get("/v1/indexes", sync_to_thread=False)
-def indexes(state: State) -> dict[str, Any]:
-    root = state.indexes_root
-    loaded = state.get("searcher")
-    return {
-        "serving": loaded.loaded.version if loaded else None,
-        "current": current_version(root),
-        "versions": list_versions(root),
-    }
-
-
-@get("/v1/search", sync_to_thread=True)
-def search(
-    state: State, q: FromQuery[str], k: FromQuery[int | None] = None, collection: FromQuery[list[str] | None] = None
-) -> dict[str, Any]:
-    searcher: Searcher | None = state.get("searcher")
-    if searcher is None:
-        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE, detail="index not loaded")
-    if not q.strip():
-        raise HTTPException(status_code=400, detail="q must not be empty")
-    if k is not None and not 1 <= k <= 100:
-        raise HTTPException(status_code=400, detail="k must be between 1 and 100")
-    try:
-        hits, info = searcher.search(q, k=k, collections=collection)
-    except ValueError as exc:
-        raise HTTPException(status_code=400, detail=str(exc)) from exc
-    return {"query": q, "version": searcher.loaded.version, **info, "results": [h.to_json() for h in hits]}
+async def _initial_load(holder: RuntimeHolder) -> None:
+    with suppress(Exception):  # recorded in holder.load_error; /readyz reports it, /v1/admin/reload retries
+        await holder.reload()
 
 
 @asynccontextmanager
-async def lifespan(app: Litestar) -> AsyncIterator[None]:
-    state = app.state
-    try:
-        loaded = await asyncio.to_thread(load_published, state.indexes_root)
-        state.searcher = Searcher(loaded, state.retrieval)
-    except Exception as exc:  # noqa: BLE001 - stay up and report not-ready instead of crash-looping
-        state.searcher = None
-        state.load_error = f"index not loaded: {exc}"
+async def _runtime_lifespan(app: Litestar) -> AsyncIterator[None]:
+    holder: RuntimeHolder = app.state.holder
+    task = asyncio.create_task(_initial_load(holder))
     try:
         yield
     finally:
-        if state.get("searcher") is not None:
-            state.searcher.loaded.close()
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        holder.close()
 
 
-def create_app(indexes_root: Path | None = None, retrieval: RetrievalParams | None = None) -> Litestar:
-    """Without arguments, settings come from params.yaml (`YAKSA_PARAMS`, set by `yaksa serve`)."""
+def create_app(
+    settings: Settings | None = None,
+    runner_factory: RunnerFactory | None = None,
+    config: ServingConfig | None = None,
+) -> Litestar:
+    """The service; without arguments everything comes from params.yaml and the environment."""
     configure_offline_env()
-    if indexes_root is None or retrieval is None:
-        settings = _settings()
-        indexes_root = indexes_root or settings.paths.indexes
-        retrieval = retrieval or settings.retrieval
+    settings = settings or load_settings(Path(os.environ.get("YAKSA_PARAMS", "params.yaml")))
+    config = config or load_serving_config()
+    if config.open_mode:
+        log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients only")
+    holder = RuntimeHolder(settings, runner_factory or default_runner_factory)
+    v1 = Router(
+        "/v1",
+        route_handlers=[routes.chat, routes.search, routes.get_profile, routes.forget_profile, routes.indexes],
+        guards=[api_key_guard],
+    )
+    admin = Router("/v1/admin", route_handlers=[routes.reload_bundle], guards=[admin_guard])
     return Litestar(
-        route_handlers=[healthz, readyz, indexes, search],
-        lifespan=[lifespan],
-        state=State({"indexes_root": indexes_root, "retrieval": retrieval, "searcher": None, "load_error": None}),
+        route_handlers=[
+            routes.healthz,
+            routes.readyz,
+            routes.chat_page,
+            v1,
+            admin,
+            create_static_files_router("/static", directories=[routes.STATIC_DIR]),
+        ],
+        lifespan=[_runtime_lifespan],
+        state=State(
+            {
+                "holder": holder,
+                "serving_config": config,
+                "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst),
+            }
+        ),
+        request_max_body_size=config.max_body_bytes,
+        exception_handlers={UnicodeDecodeError: _not_utf8},
+        openapi_config=OpenAPIConfig(title="yaksa", version="0.1.0", path="/schema",
+                                     render_plugins=[JsonRenderPlugin()]),
     )

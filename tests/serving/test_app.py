@@ -1,31 +1,26 @@
-from __future__ import annotations
+"""The app as a whole: probes, OpenAPI without CDN pages, the static chat page."""
 
-from pathlib import Path
+from __future__ import annotations
 
 from litestar.testing import TestClient
 
-from serving.app import create_app
-from yaksa.config import RetrievalParams, load_settings
+from tests.serving.conftest import ALICE
 
 
-def test_health_ready_and_search_on_the_published_bundle(tiny_project: Path) -> None:
-    indexes = load_settings(tiny_project / "params.yaml").paths.indexes
-    with TestClient(app=create_app(indexes, RetrievalParams())) as client:
-        assert client.get("/healthz").json() == {"status": "ok"}
-        ready = client.get("/readyz")
-        assert ready.status_code == 200
-        version = ready.json()["version"]
-        assert client.get("/v1/indexes").json()["serving"] == version
-        body = client.get("/v1/search", params={"q": "두통에 먹는 약", "k": 3}).json()
-        assert body["version"] == version and body["collections"] == ["drugs"]
-        assert len(body["results"]) == 3
-        assert client.get("/v1/search", params={"q": "   "}).status_code == 400
-        assert client.get("/v1/search", params={"q": "x", "collection": "nope"}).status_code == 400
+def test_health_readiness_indexes_and_openapi(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    version = client.get("/readyz").json()["version"]
+    info = client.get("/v1/indexes", headers=ALICE).json()
+    assert info["serving"] == info["current"] == version and version in info["versions"]
+    schema = client.get("/schema/openapi.json").json()
+    assert {"/v1/chat", "/v1/search", "/v1/profile/{user_id}", "/v1/admin/reload"} <= set(schema["paths"])
+    assert client.get("/schema/swagger").status_code == 404  # CDN-backed pages are not served
 
 
-def test_not_ready_without_a_bundle(tmp_path: Path) -> None:
-    with TestClient(app=create_app(tmp_path / "indexes", RetrievalParams())) as client:
-        assert client.get("/healthz").status_code == 200
-        ready = client.get("/readyz")
-        assert ready.status_code == 503
-        assert "index not loaded" in ready.text
+def test_chat_page_and_its_assets_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert 'lang="ko"' in page.text and "/static/chat.js" in page.text and "//cdn" not in page.text
+    script = client.get("/static/chat.js").text
+    assert "new EventSource" not in script and "fetch(\"/v1/chat\"" in script  # SSE over POST needs fetch
+    assert client.get("/static/chat.css").status_code == 200

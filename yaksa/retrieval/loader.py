@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import faiss
+
 from yaksa.embed.base import Embedder, make_embedder
 from yaksa.index.errors import BundleError
 from yaksa.index.manifest import Manifest
@@ -32,6 +34,9 @@ class LoadedBundle:
 
 
 def load_published(indexes_root: Path, version: str | None = None, verify_checksums: bool = True) -> LoadedBundle:
+    # Query time searches one vector at a time: FAISS's OpenMP threads only contend then (measured
+    # on 2 cores under load: 32 ms per flat search with 2 threads, 3.5 ms with 1).
+    faiss.omp_set_num_threads(1)
     path = resolve_bundle(indexes_root, version)
     manifest_path = path / "manifest.json"
     if not manifest_path.exists():

@@ -1,0 +1,97 @@
+"""Serving settings from the environment: API keys, limits. Secrets never live in params.yaml.
+
+    YAKSA_API_KEYS   "key1=user-a,user-b;key2=*"  bearer keys for /v1/*, each bound to the user ids
+                     it may act for (chat as, see and erase the profile of); "*" means any user.
+    YAKSA_ADMIN_KEY  bearer key for /v1/admin/* (bundle reload); separate from the user keys.
+    YAKSA_RATE_PER_SEC, YAKSA_RATE_BURST   per-key token bucket (default 10/s, burst 30);
+                     YAKSA_RATE_PER_SEC=0 turns rate limiting off (load tests).
+    YAKSA_MAX_BODY_BYTES   request body limit (default 65536) → 413.
+
+Open mode (the local default): with no YAKSA_API_KEYS, /v1/* needs no key but only answers clients
+on the loopback interface (127.0.0.1, ::1) and may act for any user id; every other client gets
+403. Admin endpoints follow the same rule when YAKSA_ADMIN_KEY is unset and no API keys are set;
+with API keys but no admin key, reload is disabled. So `yaksa serve` (bound to 127.0.0.1) works out
+of the box for the chat page, and exposing the port without keys exposes nothing. A warning is
+logged at start-up in open mode. Behind a reverse proxy on the same host every client looks local:
+configure keys there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+ANY_USER = "*"
+
+
+@dataclass(frozen=True)
+class KeyGrant:
+    """What one API key may do; `label` names the key in logs without revealing it."""
+
+    label: str
+    users: frozenset[str]
+
+    def allows(self, user_id: str) -> bool:
+        return ANY_USER in self.users or user_id in self.users
+
+
+@dataclass(frozen=True)
+class ServingConfig:
+    api_keys: dict[str, KeyGrant] = field(default_factory=dict)
+    admin_key: str | None = None
+    rate_per_sec: float = 10.0
+    rate_burst: int = 30
+    max_body_bytes: int = 65536
+
+    @property
+    def open_mode(self) -> bool:
+        return not self.api_keys
+
+
+def key_label(key: str) -> str:
+    """A stable, non-reversible name for a key (for logs and rate-limit buckets)."""
+    return "key:" + hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+def parse_api_keys(spec: str) -> dict[str, KeyGrant]:
+    """Parse `YAKSA_API_KEYS`; the error names the entry by position, never by its secret."""
+    grants: dict[str, KeyGrant] = {}
+    for i, entry in enumerate(part.strip() for part in spec.split(";")):
+        if not entry:
+            continue
+        key, sep, users = entry.partition("=")
+        key = key.strip()
+        names = frozenset(u.strip() for u in users.split(",") if u.strip())
+        if not sep or not key or not names:
+            raise ValueError(f"YAKSA_API_KEYS entry #{i + 1} must look like 'key=user-a,user-b' or 'key=*'")
+        if key in grants:
+            raise ValueError(f"YAKSA_API_KEYS entry #{i + 1} repeats a key")
+        grants[key] = KeyGrant(label=key_label(key), users=names)
+    return grants
+
+
+def _number(env: Mapping[str, str], name: str, default: float, minimum: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {raw!r}")
+    return value
+
+
+def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
+    """Read the serving settings from `env` (default: the process environment)."""
+    env = os.environ if env is None else env
+    return ServingConfig(
+        api_keys=parse_api_keys(env.get("YAKSA_API_KEYS", "")),
+        admin_key=env.get("YAKSA_ADMIN_KEY", "").strip() or None,
+        rate_per_sec=_number(env, "YAKSA_RATE_PER_SEC", 10.0, 0.0),
+        rate_burst=int(_number(env, "YAKSA_RATE_BURST", 30, 1)),
+        max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
+    )

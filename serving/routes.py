@@ -1,0 +1,159 @@
+"""HTTP handlers: thin wrappers that validate, authorise, lease a Runtime and call into `yaksa`.
+
+Handlers under /v1 run behind `api_key_guard` (admin ones behind `admin_guard`), see `serving.app`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Response, delete, get, post
+from litestar.datastructures import State
+from litestar.exceptions import ServiceUnavailableException, ValidationException
+from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.response import File, ServerSentEvent, ServerSentEventMessage
+
+from serving.auth import require_user
+from serving.runtime import RuntimeHolder
+from serving.turns import Event, TurnRequest, start_turn
+from serving.validation import (
+    MAX_QUERY_CHARS,
+    MAX_QUESTION_CHARS,
+    check_k,
+    check_profile_name,
+    check_user_id,
+    clean_text,
+)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+@dataclass
+class ChatRequest:
+    question: str
+    user_id: str
+    profile: str | None = None  # an ablation profile name; None = the configured default
+    stream: bool = True         # SSE events; False = one JSON body when the turn ends
+    web: bool = True            # also fetch web references (shown apart, never used to answer)
+
+
+def _holder(state: State) -> RuntimeHolder:
+    return state.holder
+
+
+@get("/healthz", sync_to_thread=False)
+def healthz() -> dict[str, str]:
+    """The process is up (says nothing about the bundle: see /readyz)."""
+    return {"status": "ok"}
+
+
+@get("/readyz", sync_to_thread=False)
+def readyz(state: State) -> dict[str, Any]:
+    """503 until a bundle and its agent are loaded."""
+    runtime = _holder(state).current
+    if runtime is None:
+        raise ServiceUnavailableException(detail=_holder(state).load_error or "loading")
+    return {"status": "ready", "version": runtime.version}
+
+
+@get("/", sync_to_thread=False, include_in_schema=False)
+def chat_page() -> File:
+    return File(STATIC_DIR / "index.html", content_disposition_type="inline", media_type="text/html; charset=utf-8")
+
+
+@get("/indexes", sync_to_thread=True)
+def indexes(state: State) -> dict[str, Any]:
+    """The bundle being served, the published one (CURRENT) and all complete versions."""
+    return _holder(state).describe()
+
+
+@get("/search", sync_to_thread=True)
+def search(
+    state: State,
+    q: FromQuery[str],
+    k: FromQuery[int | None] = None,
+    collection: FromQuery[list[str] | None] = None,
+) -> dict[str, Any]:
+    """Retrieval only, with scores: for debugging and evaluation."""
+    query = clean_text("q", q, MAX_QUERY_CHARS)
+    check_k(k)
+    with _holder(state).leased() as runtime:
+        try:
+            result = runtime.searcher.search(query, k=k, collections=collection)
+        except ValueError as exc:
+            raise ValidationException(detail=str(exc)) from exc
+        return {**result.to_json(), "version": runtime.version}
+
+
+def _sse(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEventMessage]:
+    async def messages() -> AsyncIterator[ServerSentEventMessage]:
+        async for name, payload in events:
+            yield ServerSentEventMessage(event=name, data=json.dumps(payload, ensure_ascii=False))
+
+    return messages()
+
+
+def _error(status_code: int, detail: str) -> Response:
+    """An error body shaped like Litestar's own; built directly because Litestar blanks 500 details."""
+    return Response({"status_code": status_code, "detail": detail}, status_code=status_code)
+
+
+async def _collect(events: AsyncIterator[Event]) -> Response:
+    """The non-streaming body: the final events merged into one JSON object."""
+    body: dict[str, Any] = {}
+    async for name, payload in events:
+        if name == "error":
+            return _error(payload["status_code"], payload["detail"])
+        if name == "answer":
+            body.update(answer=payload["text"], blocked=payload["blocked"])
+        elif name == "web_refs":
+            body["web_refs"] = payload
+        elif name in ("citations", "verification", "done"):
+            body.update(payload)
+    return Response(body)
+
+
+@post("/chat", status_code=200)
+async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> Response:
+    """One agent turn: SSE events (status, token, answer, citations, web_refs, verification, done |
+    error), or one JSON object with `stream=false`."""
+    turn = TurnRequest(
+        question=clean_text("question", data.question, MAX_QUESTION_CHARS),
+        user_id=check_user_id(data.user_id),
+        profile=check_profile_name(data.profile),
+        web=data.web,
+    )
+    require_user(request, turn.user_id)
+    events = start_turn(_holder(state), turn)
+    if data.stream:
+        return ServerSentEvent(_sse(events), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return await _collect(events)
+
+
+@get("/profile/{user_id:str}", sync_to_thread=True)
+def get_profile(request: Request, state: State, user_id: FromPath[str]) -> dict[str, Any]:
+    """What is remembered about a user; a key sees only the users it is bound to."""
+    require_user(request, check_user_id(user_id))
+    with _holder(state).leased() as runtime:
+        return {"user_id": user_id, **runtime.runner.profile(user_id)}
+
+
+@delete("/profile/{user_id:str}", status_code=200, sync_to_thread=True)
+def forget_profile(request: Request, state: State, user_id: FromPath[str]) -> dict[str, Any]:
+    """Erase what is remembered about a user (`forgotten` is False when nothing was stored)."""
+    require_user(request, check_user_id(user_id))
+    with _holder(state).leased() as runtime:
+        return {"user_id": user_id, "forgotten": runtime.runner.forget(user_id)}
+
+
+@post("/reload", status_code=200)
+async def reload_bundle(state: State) -> Response:
+    """Load the bundle CURRENT names beside the served one and swap; failures keep the old one."""
+    try:
+        return Response(await _holder(state).reload())
+    except Exception as exc:  # noqa: BLE001 - any load failure is reported; the old bundle stays
+        return _error(500, f"reload failed, still serving the previous bundle: {type(exc).__name__}: {exc}")

@@ -1,0 +1,1 @@
+"""Web references shown beside an answer (never fed into generation)."""
