@@ -91,6 +91,7 @@ def main() -> None:
     for _ in range(args.repeat):
         for q in queries:
             for name, searcher in runs.items():
+                searcher.clear_query_cache()  # measure the embedding, not the query-vector cache
                 t = searcher.search(q).timings_ms
                 row = samples[name]
                 for stage in (*STAGES, "total"):

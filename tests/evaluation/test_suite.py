@@ -20,9 +20,14 @@ def test_eval_retrieval_writes_snapshots_and_dvc_metrics(tiny_copy: Path) -> Non
     assert "skipped medquad" in result.output and "| mfds_ko | dense |" in result.output
     rows = read_snapshots(settings.paths.eval_snapshots)
     assert {r["config"] for r in rows} == {"weighted", "rrf", "bm25", "dense", "configured"}
-    assert all(r["goldset"] == "mfds_ko" and 0.0 <= r["mrr_at_10"] <= 1.0 for r in rows)
+    assert all(r["goldset"] == "mfds_ko" and 0.0 <= r["mrr_at_10"] <= 1.0 for r in rows if r["goldset"] != "oos")
+    oos = [r for r in rows if r["goldset"] == "oos"]
+    assert [r["config"] for r in oos] == ["configured"]  # the guard as params.yaml configures it
+    assert 0.0 <= oos[0]["metrics"]["false_block_rate"] <= 1.0 and oos[0]["metrics"]["n_out_of_scope"] == 53
     metrics = json.loads(settings.paths.retrieval_metrics.read_text("utf-8"))
-    assert set(metrics) == {f"mfds_ko/{m}" for m in ("weighted", "rrf", "bm25", "dense", "configured")}
+    assert set(metrics) == {f"mfds_ko/{m}" for m in ("weighted", "rrf", "bm25", "dense", "configured")} | {
+        "oos/configured"}
+    assert metrics["oos/configured"]["block_rate"] > 0.9
     assert metrics["mfds_ko/rrf"]["mrr@10"] > 0.3  # a real retriever on its own drug sections
 
 

@@ -18,3 +18,10 @@ def test_sentences_and_helpers() -> None:
     assert sentences("첫 문장입니다. 둘째 문장!\n\n셋째 줄") == ["첫 문장입니다.", "둘째 문장!", "셋째 줄"]
     assert is_korean("타이레놀 500mg") and not is_korean("Tylenol")
     assert mentions("당뇨", "당뇨병 환자는") and mentions("Aspirin", "aspirin is")
+
+
+def test_sentences_split_mfds_text_glued_at_periods() -> None:
+    from yaksa.llm.lexical import sentences
+
+    text = "임부는 복용하지 마십시오.이 약에 과민증 환자는 상의하십시오. 1회 37.5 mL를 드세요."
+    assert sentences(text) == ["임부는 복용하지 마십시오.", "이 약에 과민증 환자는 상의하십시오.", "1회 37.5 mL를 드세요."]

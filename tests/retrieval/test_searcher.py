@@ -77,3 +77,12 @@ def test_cross_encoder_reranks_the_fused_candidates(loaded: LoadedBundle, params
 def test_empty_query_is_refused(loaded: LoadedBundle, params, query: str) -> None:
     with pytest.raises(ValueError, match="empty"):
         Searcher(loaded, params).search(query)
+
+
+def test_query_vectors_are_cached_per_text(loaded: LoadedBundle, params) -> None:
+    searcher = Searcher(loaded, params)
+    searcher.search("두통에 먹는 약")
+    vec = searcher.query_vector("drugs", "두통에 먹는 약")
+    assert vec is searcher.query_vector("drugs", "두통에 먹는 약") and not vec.flags.writeable
+    searcher.clear_query_cache()
+    assert searcher.query_vector("drugs", "두통에 먹는 약") is not vec

@@ -3,7 +3,8 @@
 What it wires (each part documented in its own module): the hybrid searcher with the configured
 retrieval settings; the slot extractor over the concept pack the build wrote
 (`data/processed/concepts/pack`, regex only when it is missing); the persistent ProfileStore; the
-semantic response cache, embedded with the `drugs` collection's query model and emptied when the
+semantic response cache, embedded with the `drugs` collection's query model (through the searcher's
+query-vector cache, so a turn embeds its question once) and emptied when the
 bundle version differs from the one it was filled under; and the LLM client from `YAKSA_LLM_*`
 (None offline: every role then uses its offline fallback).
 """
@@ -11,7 +12,6 @@ bundle version differs from the one it was filled under; and the LLM client from
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 
 from yaksa.agent.deps import AgentDeps, History
 from yaksa.agent.nodes.similarity import cache_entities
@@ -34,11 +34,11 @@ def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
         log.warning("no concept pack at %s (run `yaksa build concepts`): slot extraction is regex only", pack)
     extractor = SlotExtractor(pack if pack.is_dir() else None, medcat_enabled=pack.is_dir())
     params = settings.agent
-    cache_model = loaded.embedders.get("drugs") or next(iter(loaded.embedders.values()))
-    embed = lru_cache(maxsize=256)(cache_model.embed_query)  # a turn's lookup and store embed one text
+    searcher = Searcher(loaded, settings.retrieval)
+    cache_collection = "drugs" if "drugs" in loaded.embedders else next(iter(loaded.embedders))
     deps = AgentDeps(
         params=params,
-        searcher=Searcher(loaded, settings.retrieval),
+        searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),
         profiles=ProfileStore(settings.memory_path),
@@ -46,7 +46,8 @@ def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
         llm=client_from_env(),
         history=History(params.history_turns),
     )
-    deps.cache = ResponseCache(settings.cache_path, embed, lambda text: cache_entities(deps, text),
+    deps.cache = ResponseCache(settings.cache_path, lambda text: searcher.query_vector(cache_collection, text),
+                               lambda text: cache_entities(deps, text),
                                threshold=params.cache_threshold, max_size=params.cache_max_size,
                                style_variation=any(f.cache_style_variation for f in params.profiles.values()))
     deps.cache.set_bundle_version(loaded.version)

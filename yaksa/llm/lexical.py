@@ -25,7 +25,9 @@ _QUESTION_WORDS = frozenset(
     {"what", "which", "how", "when", "why", "who", "can", "could", "should", "would", "does", "do",
      "did", "i", "my", "me", "you", "your", "much", "many", "have", "has", "take", "taking", "about"}
 )  # fmt: skip
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+# MFDS label text often runs sentences together ("마십시오.이 약은"): a period right after Hangul and
+# right before Hangul also ends a sentence (decimals like "37.5" have digits on both sides).
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[\uac00-\ud7a3][.!?])(?=[\uac00-\ud7a3])|\n+")
 _NOUN_TAGS = ("NNG", "NNP", "SL", "SH")
 
 
@@ -74,7 +76,8 @@ def overlap(query: set[str], text: str) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a passage: split after . ! ? and at line breaks; runs of spaces collapsed."""
+    """Sentences of a passage: split after . ! ? (followed by a space, or glued Hangul to Hangul) and at
+    line breaks; runs of spaces collapsed."""
     return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 

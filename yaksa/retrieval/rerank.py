@@ -185,6 +185,10 @@ class CrossEncoderReranker(_ModelReranker):
         self._ce = CrossEncoder(model, device=self.device, max_length=max_length, activation_fn=torch.nn.Sigmoid())
         if self._ce.num_labels != 1:
             raise ValueError(f"model {model!r} has {self._ce.num_labels} labels; a reranker needs exactly 1")
+        # a model cannot read past its position embeddings: long label sections would crash it
+        positions = getattr(self._ce.model.config, "max_position_embeddings", None)
+        if positions and self._ce.max_length > positions:
+            self._ce.max_length = positions
 
     def _score(self, pairs: list[tuple[str, str]]) -> list[float]:
         out = self._ce.predict(pairs, batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True)

