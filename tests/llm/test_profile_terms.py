@@ -12,3 +12,11 @@ def test_profile_terms_add_elderly_label_word_for_age() -> None:
 def test_aliases_follow_label_vocabulary() -> None:
     assert with_aliases(["임신", "당뇨병"]) == ["임신", "임부", "당뇨병"]
     assert with_aliases(["노인"]) == ["노인", "고령자"]
+
+
+def test_summary_labels_and_current_symptoms_are_not_caution_terms() -> None:
+    from yaksa.llm.profile_terms import profile_terms
+
+    found = profile_terms("65세 남성. 질환: 당뇨병. 증상: 두통, 발열. 최근 혈압 150/95 mmHg (방금).")
+    assert "당뇨병" in found and "고령자" in found and "혈압" in found
+    assert not {"두통", "발열", "질환", "증상", "최근", "방금"} & set(found)

@@ -52,3 +52,7 @@ def test_rules_are_well_formed() -> None:
 def test_empty_question_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="non-empty"):
         expand_query(bad)  # type: ignore[arg-type]
+
+
+def test_query_stopwords_are_common_label_verbs() -> None:
+    assert {"먹다", "되다", "있다"} <= load_rules().query_stopwords

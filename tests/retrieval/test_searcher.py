@@ -86,3 +86,10 @@ def test_query_vectors_are_cached_per_text(loaded: LoadedBundle, params) -> None
     assert vec is searcher.query_vector("drugs", "두통에 먹는 약") and not vec.flags.writeable
     searcher.clear_query_cache()
     assert searcher.query_vector("drugs", "두통에 먹는 약") is not vec
+
+
+def test_common_verbs_do_not_reach_bm25(loaded: LoadedBundle, params) -> None:
+    plain = Searcher(loaded, replace(params, expansion=False)).search("두통에 먹어도 되나요", k=3)
+    assert {"먹다", "되다"} <= set(plain.bm25_tokens)  # the analyser keeps them ...
+    expanded = Searcher(loaded, params).search("두통에 먹어도 되나요", k=3)
+    assert "두통" in expanded.bm25_tokens and not {"먹다", "되다"} & set(expanded.bm25_tokens)  # ... BM25 does not

@@ -20,6 +20,7 @@ from yaksa.config import Settings
 from yaksa.extraction.build import PACK_DIR
 from yaksa.extraction.extractor import SlotExtractor
 from yaksa.llm.client import client_from_env
+from yaksa.llm.lexical import terms
 from yaksa.memory.profile_store import ProfileStore
 from yaksa.memory.response_cache import ResponseCache
 from yaksa.retrieval.loader import LoadedBundle
@@ -51,4 +52,5 @@ def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
                                threshold=params.cache_threshold, max_size=params.cache_max_size,
                                style_variation=any(f.cache_style_variation for f in params.profiles.values()))
     deps.cache.set_bundle_version(loaded.version)
+    terms("두통에 먹는 약")  # the offline roles' Kiwi loads on first use (~2 s): not on a user's turn
     return AgentRunner(deps)

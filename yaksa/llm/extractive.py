@@ -2,8 +2,9 @@
 
 Why extractive: without a language model the only answer that can never invent a dose is one whose
 every sentence is a sentence of a retrieved document. For each cited document the sentences that
-overlap the question most are kept (in their original order), one paragraph per document ending in
-its `[문서 N]`. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
+overlap the question most (long list sentences discounted) are kept in their original order, one
+paragraph per document ending in its `[문서 N]`, at most MAX_DOCUMENTS paragraphs, indications and
+dosing before cautions and side-effect lists unless side effects were asked about. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
 The answer always ends with the consult line.
 
@@ -12,6 +13,7 @@ The answer always ends with the consult line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from yaksa.agent.api import Citation
@@ -20,6 +22,12 @@ from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import safety_line
 
 MAX_SENTENCES_PER_DOC = 3
+MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
+LONG_SENTENCE = 200        # characters: longer sentences (lists of every side effect) score less
+# "Can I take X for Y?" is answered by what the product is for and how to take it, then its cautions;
+# a side-effect list that happens to name the symptom comes last unless side effects were asked about.
+SECTION_ORDER = {"efficacy": 0, "usage": 1, "precautions": 2, "interactions": 3, "storage": 4, "side_effects": 5}
+ASKS_SIDE_EFFECTS = re.compile(r"부작용|이상반응|side effects?|adverse", re.IGNORECASE)
 CAUTION_SECTIONS = frozenset({"주의사항", "상호작용", "경고", "부작용", "precautions", "interactions", "warnings"})
 NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
 NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
@@ -38,7 +46,8 @@ def _pick(citation: Citation, query: set[str], profile: list[str]) -> tuple[list
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
         hits = [w for w in profile if mentions(w, sent)] if caution else []
-        scored.append((overlap(query, sent) + (1.0 if hits else 0.0), i, hits))
+        brevity = min(1.0, LONG_SENTENCE / max(len(sent), 1))
+        scored.append((overlap(query, sent) * brevity + (1.0 if hits else 0.0), i, hits))
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
     if not best and candidates:  # retrieved for the question as a whole: its opening still answers
         best = [(0.0, 0, [])]
@@ -68,8 +77,16 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     paragraphs: list[str] = []
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
-    ranked = sorted(evidence, key=lambda c: (not (profile and is_caution(c)), c.n))
+    side_effects_asked = bool(ASKS_SIDE_EFFECTS.search(question))
+
+    def order(c: Citation) -> tuple[bool, int, int]:
+        section = SECTION_ORDER.get(str(c.metadata.get("section_key", "")), 2)
+        return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
+
+    ranked = sorted(evidence, key=order)
     for citation in ranked:
+        if len(paragraphs) == MAX_DOCUMENTS:
+            break
         picked, matched = _pick(citation, query, profile)
         picked = [s for s in picked if s not in seen]
         if not picked:

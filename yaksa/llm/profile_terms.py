@@ -27,9 +27,17 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The summary's own labels are not facts about the user; and current symptoms are why they take a
+# medicine, not a caution for them (a side-effect list naming 두통 is no warning for a headache).
+_SYMPTOMS = re.compile(r"증상:[^.]*\.?")
+_LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결과", "방금", "시간"})
+
+
 def profile_terms(summary: str) -> list[str]:
-    """Content words of a profile summary, plus "고령자" when it states an age of 65 or more."""
-    found = terms(summary) if summary.strip() else []
+    """Content words of a profile summary (its labels and current symptoms left out), plus "고령자"
+    when it states an age of 65 or more."""
+    facts = _SYMPTOMS.sub(" ", summary)
+    found = [t for t in terms(facts) if t not in _LABEL_WORDS] if facts.strip() else []
     if any(int(m.group(1)) >= ELDERLY_AGE for m in _AGE.finditer(summary)) and "고령자" not in found:
         found.append("고령자")
     return found

