@@ -18,7 +18,8 @@ from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
-from yaksa.text.userdict import build_user_words, write_userdict
+from yaksa.retrieval.vocabulary import curated_medical_words
+from yaksa.text.userdict import DEFAULT_SCORE, UserWord, build_user_words, write_userdict
 
 
 class StageInputError(RuntimeError):
@@ -62,6 +63,8 @@ def run_tokenize(settings: Settings, progress: bool = True) -> TokenizeSummary:
     start = time.perf_counter()
     docs: list[Document] = read_documents(settings.paths.documents)
     words = build_user_words(docs)
+    known = {w.word for w in words}
+    words += [UserWord(w, "NNG", DEFAULT_SCORE) for w in curated_medical_words() if w not in known]
     write_userdict(settings.paths.userdict, words)
     tokenizer = tokenizer_for(settings, settings.paths.userdict)
     key = _identity_key(tokenizer)

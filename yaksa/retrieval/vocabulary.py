@@ -29,6 +29,10 @@ DRUG_WORDS: tuple[str, ...] = (
 )
 
 
+# inflected forms ("열나다", "가래가") must stay phrases for the analyser, not become nouns
+NOT_NOUN_ENDINGS = ("다", "가", "이", "을", "를", "에", "는", "은", "워", "렵")
+
+
 def _lexicon_names() -> Iterable[str]:
     text = resources.files("yaksa.extraction").joinpath("lexicon_ko.csv").read_text(encoding="utf-8")
     for row in csv.DictReader(text.splitlines()):
@@ -42,6 +46,20 @@ def _rule_terms() -> Iterable[str]:
         for key, terms in table.items():
             yield key
             yield from terms
+
+
+def curated_medical_words() -> list[str]:
+    """Single Hangul words of the curated lists (lexicon, expansion rules, drug-class words).
+
+    The build adds them to the analyser's user dictionary: without it a sentence-initial "두통에"
+    is analysed as 두 + 통, and neither BM25 nor this vocabulary would see 두통.
+    """
+    rules = load_rules()
+    nouns = [t for table in (rules.symptom_ingredients, rules.brand_ingredients) for k, v in table.items()
+             for t in (k, *v)] + [t for v in rules.colloquial.values() for t in v]  # not the colloquial keys
+    words = (*DRUG_WORDS, *_lexicon_names(), *nouns)
+    return sorted({w for w in words if len(w) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in w)
+                   and not w.endswith(NOT_NOUN_ENDINGS)})
 
 
 def medical_vocabulary(tokenizer: Tokenizer, userdict: Path | None) -> frozenset[str]:

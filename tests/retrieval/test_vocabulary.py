@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from yaksa.config import load_settings
+from yaksa.retrieval.loader import load_published
+from yaksa.retrieval.vocabulary import curated_medical_words, medical_vocabulary
+
+
+def test_curated_words_are_single_hangul_nouns() -> None:
+    words = curated_medical_words()
+    assert {"두통", "타이레놀", "아세트아미노펜", "감기약", "당뇨병"} <= set(words)
+    assert not [w for w in words if " " in w or w.endswith("다")]  # no phrases, no verbs
+    assert "가래가" not in words and "가래" in words
+
+
+def test_the_build_teaches_the_analyser_the_curated_words(tiny_project: Path) -> None:
+    loaded = load_published(load_settings(tiny_project / "params.yaml").paths.indexes)
+    try:
+        assert loaded.tokenizer.tokenize("두통에 먹는 약")[0] == "두통"  # not 두 + 통
+        vocab = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
+        assert {"두통", "타이레놀", "진통제"} <= vocab and "주가" not in vocab
+    finally:
+        loaded.close()
