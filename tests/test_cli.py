@@ -77,3 +77,21 @@ def test_bad_fusion_mode_is_a_clear_error(tiny_project: Path) -> None:
     result = runner.invoke(app, ["search", "두통", "--fusion", "magic", "-p", str(tiny_project / "params.yaml")])
     assert result.exit_code == 1
     assert "retrieval.fusion must be one of" in result.output
+
+
+def test_ask_prints_one_json_object_per_question(tiny_copy: Path, monkeypatch) -> None:
+    monkeypatch.delenv("YAKSA_LLM_BASE_URL", raising=False)
+    result = runner.invoke(app, ["ask", "안녕하세요", "두통에 먹는 약 알려줘", "--user", "cli-test", "--json",
+                                 "-p", str(tiny_copy / "params.yaml")])
+    assert result.exit_code == 0, result.output
+    greeting, answer = (json.loads(line) for line in result.output.splitlines() if line.startswith("{"))
+    assert set(answer) >= {"answer", "citations", "blocked", "trace"}
+    assert "retrieve" not in greeting["trace"]["nodes"] and not greeting["citations"]
+    assert answer["citations"] and all(c.startswith("mfds:") for c in answer["citations"])
+    assert "[문서 1]" in answer["answer"] and answer["blocked"] is False
+    assert (tiny_copy / "data" / "memory" / "profiles.duckdb").exists()
+
+
+def test_ask_with_an_unknown_profile_is_a_clear_error(tiny_project: Path) -> None:
+    result = runner.invoke(app, ["ask", "두통", "--profile", "nope", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 1 and "unknown profile" in result.output
