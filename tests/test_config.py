@@ -61,3 +61,14 @@ def test_bad_per_collection_overrides(tmp_path: Path, override: str, message: st
     p.write_text(f"retrieval:\n  per_collection:\n    drugs: {override}\n", "utf-8")
     with pytest.raises(ConfigError, match=message):
         load_settings(p)
+
+
+def test_side_effect_prior_must_be_a_factor(tmp_path) -> None:
+    import pytest
+
+    from yaksa.config import ConfigError, load_settings
+
+    p = tmp_path / "params.yaml"
+    p.write_text("retrieval:\n  per_collection:\n    drugs: {side_effect_prior: 0}\n", "utf-8")
+    with pytest.raises(ConfigError, match="side_effect_prior"):
+        load_settings(p)

@@ -136,6 +136,9 @@ class RetrievalParams:
     # out-of-scope guard: block when the best dense cosine is below this (None: never block);
     # calibrated per collection, because each collection may use a different embedding model
     oos_threshold: float | None = None
+    # multiply the fused score of side-effect sections by this unless the question asks about side
+    # effects: their long lists name every symptom, so dense retrieval ranks them for any symptom
+    side_effect_prior: float = 1.0
     rerank: str = "none"  # none | cross_encoder | flag (yaksa.retrieval.rerank)
     rerank_model: str = ""  # a local path or hub name; needed by the model backends
     rerank_min_score: float = 0.005  # on the reranker's sigmoid scale
@@ -155,6 +158,8 @@ class RetrievalParams:
             raise ValueError("retrieval weights must be >= 0 and not both 0")
         if self.rrf_k < 1 or self.pool < 1 or self.k < 1 or self.rerank_candidates < 1:
             raise ValueError("retrieval.rrf_k, pool, k and rerank_candidates must be >= 1")
+        if not 0.0 < self.side_effect_prior <= 1.0:
+            raise ValueError(f"retrieval.side_effect_prior must be in (0, 1], got {self.side_effect_prior!r}")
         if self.rerank not in RERANKERS:
             raise ValueError(f"retrieval.rerank must be one of {RERANKERS}, got {self.rerank!r}")
         if self.rerank != "none" and not self.rerank_model:

@@ -89,3 +89,20 @@ def test_concurrent_readers_from_threads(store_path: Path, docs: list) -> None:
             assert sorted(pool.map(worker, range(8))) == list(range(8))
     finally:
         store.close()
+
+
+def test_rows_with_metadata_finds_rows_by_a_metadata_value(tmp_path) -> None:
+    from yaksa.corpus.document import Document
+    from yaksa.index.docstore import DocStore, write_docstore
+
+    keys = ("efficacy", "side_effects", "usage", "side_effects")
+    docs = [Document(doc_id=f"mfds:{i}:{k}", collection="drugs", source="mfds_easy_drug", title="t", section=k,
+                     text="본문", lang="ko", metadata={"section_key": k}) for i, k in enumerate(keys)]
+    path = tmp_path / "docs.duckdb"
+    write_docstore(path, docs)
+    store = DocStore(path)
+    try:
+        assert store.rows_with_metadata("section_key", "side_effects") == frozenset({1, 3})
+        assert store.rows_with_metadata("section_key", "storage") == frozenset()
+    finally:
+        store.close()

@@ -93,3 +93,17 @@ def test_common_verbs_do_not_reach_bm25(loaded: LoadedBundle, params) -> None:
     assert {"먹다", "되다"} <= set(plain.bm25_tokens)  # the analyser keeps them ...
     expanded = Searcher(loaded, params).search("두통에 먹어도 되나요", k=3)
     assert "두통" in expanded.bm25_tokens and not {"먹다", "되다"} & set(expanded.bm25_tokens)  # ... BM25 does not
+
+
+def test_side_effect_prior_down_weights_side_effect_sections_unless_asked(loaded: LoadedBundle, params) -> None:
+    def scores(prior: float, query: str) -> dict[str, float]:
+        per = {n: {**o, "side_effect_prior": prior} for n, o in params.per_collection.items()}
+        result = Searcher(loaded, replace(params, per_collection=per)).search(query, k=20, collections=["drugs"])
+        return {h.doc_id: h.score for h in result.hits}
+
+    plain, prior = scores(1.0, "두통에 먹는 약"), scores(0.5, "두통에 먹는 약")
+    side = [d for d in plain if d.endswith(":side_effects") and d in prior]
+    assert side and all(prior[d] == pytest.approx(plain[d] * 0.5) for d in side)
+    other = [d for d in plain if not d.endswith(":side_effects") and d in prior]
+    assert other and all(prior[d] == pytest.approx(plain[d]) for d in other)
+    assert scores(0.5, "두통약 부작용") == scores(1.0, "두통약 부작용")  # asked about: no prior

@@ -114,6 +114,12 @@ class DocStore:
         by_row = {r[0]: Document.from_row(dict(zip(COLUMNS, r[1:]))) for r in found}
         return [by_row[r] for r in wanted]
 
+    def rows_with_metadata(self, key: str, value: str) -> frozenset[int]:
+        """Rows whose metadata has `key` == `value` (e.g. section_key = side_effects), in one scan."""
+        found = self._query(f"SELECT row_id FROM {TABLE} WHERE json_extract_string(metadata, ?) = ?",
+                            [f"$.{key}", value])
+        return frozenset(int(r[0]) for r in found)
+
     def get_by_id(self, doc_id: str) -> Document | None:
         found = self._query(f"SELECT {', '.join(COLUMNS)} FROM {TABLE} WHERE doc_id = ?", [doc_id])
         return Document.from_row(dict(zip(COLUMNS, found[0]))) if found else None

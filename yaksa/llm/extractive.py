@@ -13,13 +13,13 @@ The answer always ends with the consult line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from yaksa.agent.api import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import safety_line
+from yaksa.retrieval.scope_rules import asks_side_effects
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
@@ -27,7 +27,6 @@ LONG_SENTENCE = 200        # characters: longer sentences (lists of every side e
 # "Can I take X for Y?" is answered by what the product is for and how to take it, then its cautions;
 # a side-effect list that happens to name the symptom comes last unless side effects were asked about.
 SECTION_ORDER = {"efficacy": 0, "usage": 1, "precautions": 2, "interactions": 3, "storage": 4, "side_effects": 5}
-ASKS_SIDE_EFFECTS = re.compile(r"부작용|이상반응|side effects?|adverse", re.IGNORECASE)
 CAUTION_SECTIONS = frozenset({"주의사항", "상호작용", "경고", "부작용", "precautions", "interactions", "warnings"})
 NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
 NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
@@ -77,7 +76,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     paragraphs: list[str] = []
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
-    side_effects_asked = bool(ASKS_SIDE_EFFECTS.search(question))
+    side_effects_asked = asks_side_effects(question)
 
     def order(c: Citation) -> tuple[bool, int, int]:
         section = SECTION_ORDER.get(str(c.metadata.get("section_key", "")), 2)

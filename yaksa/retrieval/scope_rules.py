@@ -1,4 +1,5 @@
-"""Requests the corpus can never answer, however medical they sound: bookings, insurance, hours.
+"""What a question is about, by rule: service requests the corpus can never answer (bookings,
+insurance, hours), and whether it asks about side effects.
 
 Why rules in front of the score guard: "How do I book an MRI appointment?" shares vocabulary with
 real clinical passages, so its best cosine looks in scope; but no drug label, consumer-health page
@@ -33,3 +34,11 @@ def service_request(question: str) -> str | None:
         if pattern.search(question):
             return name
     return None
+
+
+ASKS_SIDE_EFFECTS = re.compile(r"부작용|이상반응|side effects?|adverse", re.IGNORECASE)
+
+
+def asks_side_effects(question: str) -> bool:
+    """Whether the question is about side effects (their label sections are then what it wants)."""
+    return ASKS_SIDE_EFFECTS.search(question) is not None

@@ -8,6 +8,7 @@ trace can show where time goes:
   route     the collections to search (`yaksa.retrieval.routing`)
   bm25 / faiss per collection, `pool` candidates each; `bm25` and `dense` fusion run one alone (the
             ablation baselines), `weighted` and `rrf` fuse both (`yaksa.retrieval.fusion`)
+  prior     side-effect sections down-weighted unless side effects are asked about (`side_effect_prior`)
   merge     collections' fused lists merged by fused score
   rerank    a cross-encoder over the top `rerank_candidates` when configured; `none` keeps the order
   guard     out-of-scope: blocked when the question is a service request (`scope_rules`: bookings,
@@ -37,7 +38,7 @@ from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.oos import OOSGuard
 from yaksa.retrieval.rerank import Reranker, make_reranker
 from yaksa.retrieval.routing import route, scope_collections
-from yaksa.retrieval.scope_rules import service_request
+from yaksa.retrieval.scope_rules import asks_side_effects, service_request
 from yaksa.retrieval.vocabulary import medical_vocabulary
 
 Key = tuple[str, int]  # (collection, row)
@@ -112,6 +113,9 @@ class Searcher:
         # and one agent turn embeds its question for the cache and for the search.
         self._embed = lru_cache(maxsize=QUERY_VECTOR_CACHE)(self._embed_uncached)
         self._stopwords = load_rules().query_stopwords
+        self._side_effect_rows = {
+            name: loaded.bundle.collections[name].docs.rows_with_metadata("section_key", "side_effects")
+            for name, p in self._params.items() if p.side_effect_prior < 1.0}
         # the rules belong to the guard: a searcher with no calibrated threshold blocks nothing
         self._scope_rules = any(p.oos_threshold is not None for p in self._params.values())
         self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
@@ -162,6 +166,10 @@ class Searcher:
             fused = rrf({n: [key for key, _ in pairs] for n, pairs in scored.items()}, k=p.rrf_k)
         else:
             fused = weighted_fusion(scored, {"bm25": p.bm25_weight, "dense": p.dense_weight})
+        if name in self._side_effect_rows and not asks_side_effects(query):
+            rows = self._side_effect_rows[name]
+            fused = sorted(((key, score * p.side_effect_prior if key[1] in rows else score) for key, score in fused),
+                           key=lambda kv: -kv[1])
         timings["fuse"] = timings.get("fuse", 0.0) + (time.perf_counter() - t) * 1000
         dense = scored.get("dense")
         return _Candidates(fused, dense[0][1] if dense else None)
