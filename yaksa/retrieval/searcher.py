@@ -116,10 +116,11 @@ class Searcher:
         self._side_effect_rows = {
             name: loaded.bundle.collections[name].docs.rows_with_metadata("section_key", "side_effects")
             for name, p in self._params.items() if p.side_effect_prior < 1.0}
-        # the rules belong to the guard: a searcher with no calibrated threshold blocks nothing
-        self._scope_rules = any(p.oos_threshold is not None for p in self._params.values())
+        self._guards = {name: OOSGuard(p.oos_threshold, "dense.cosine")
+                        for name, p in self._params.items() if p.oos_threshold is not None}
+        # the rules and the vocabulary belong to the guard: with no calibrated threshold nothing is blocked
         self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
-                            if self._scope_rules else frozenset())
+                            if self._guards else frozenset())
         self._rerank_guard = (OOSGuard(self.params.oos_rerank_threshold, "rerank.sigmoid")
                               if self.reranker.name != "none" and self.params.oos_rerank_threshold is not None
                               else None)
@@ -197,8 +198,8 @@ class Searcher:
         for name, score in per_collection.items():
             threshold = self._params[name].oos_threshold
             check: dict[str, Any] = {"score": None if score is None else round(score, 6), "threshold": threshold}
-            if threshold is not None:
-                check["blocked"] = OOSGuard(threshold, "dense.cosine").blocked(score)
+            if name in self._guards:
+                check["blocked"] = self._guards[name].blocked(score)
                 votes.append(check["blocked"])
             checks[name] = check
         return bool(votes) and all(votes), {"score_name": "dense.cosine", "collections": checks}
@@ -223,9 +224,10 @@ class Searcher:
         expanded = (self._timed(timings, "expand", expand_query, query, recall_terms, avoid_terms)
                     if self.params.expansion or recall_terms or avoid_terms else None)
         lexical = expanded.lexical if expanded else query
-        tokens = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, lexical)
+        analysed = self._timed(timings, "tokenize", self.loaded.tokenizer.tokenize, lexical)
+        tokens = analysed
         if expanded is not None:  # "먹어도 되나요" matches every label: rank by what the question is about
-            tokens = [t for t in tokens if t not in self._stopwords] or tokens
+            tokens = [t for t in analysed if t not in self._stopwords] or analysed
         merged: list[tuple[Key, float]] = []
         guard_scores: dict[str, float | None] = {}
         qvecs: dict[str, Any] = {}
@@ -237,12 +239,13 @@ class Searcher:
             if name not in guard_scores and self._params[name].oos_threshold is not None:
                 guard_scores[name] = self._best_cosine(name, query, timings, qvecs)
         blocked, guard = self._guard(guard_scores)
-        terms = sorted({t for t in self.loaded.tokenizer.tokenize(query) if t in self._vocabulary}
+        # the lexical query's tokens: the question's own, plus terms only a matched rule could add
+        terms = sorted({t for t in analysed if t in self._vocabulary}
                        | {f"rule:{family}" for family in (expanded.sources if expanded else {})
                           if self._vocabulary and family != "router"})
         if terms:
             blocked, guard = False, {**guard, "medical_terms": terms}
-        rule = service_request(query) if self._scope_rules else None
+        rule = service_request(query) if self._guards else None
         if rule:
             blocked, guard = True, {**guard, "rule": rule}
         ranked = sorted(merged, key=lambda kv: -kv[1])
