@@ -64,7 +64,7 @@ def main() -> None:
         for name in profiles:
             agent = replace(settings.agent, profile=name, memory_path=f"{tmp}/{name}.duckdb",
                             cache_path=f"{tmp}/{name}.npz")
-            runner = build_runner(loaded, replace(settings, agent=agent))
+            runner = build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)  # ablations
             runner.run("두통약 알려줘", "warm-up")
             miss, hit = [], []
             nodes: dict[str, list[float]] = defaultdict(list)

@@ -11,7 +11,7 @@ same queries in the same process, alternating query by query so machine noise hi
 - `baseline` — identical except that each collection's BM25 stage is rank-bm25 (BM25Okapi) over the
   same tokens (`yaksa.retrieval.bm25_reference`).
 
-Reports p50/p95 per stage (expand, tokenize, bm25, embed_query, faiss, fuse, rerank, fetch), the
+Reports p50/p95 per stage (expand, tokenize, focus, bm25, embed_query, faiss, fuse, focused, rerank, fetch), the
 hybrid retrieval time excluding query embedding, end-to-end, and the baseline/yaksa speed ratios.
 """
 
@@ -34,6 +34,7 @@ configure_offline_env()
 
 from yaksa.config import load_settings
 from yaksa.corpus.ingest import read_documents
+from yaksa.evaluation.natural_ko import load_questions
 from yaksa.evaluation.oos import out_of_scope_ko_en
 from yaksa.evaluation.suite import build_goldsets
 from yaksa.pipeline.embed_stage import group_by_collection
@@ -42,7 +43,7 @@ from yaksa.retrieval.bm25_reference import ReferenceBM25
 from yaksa.retrieval.loader import LoadedBundle, load_published
 from yaksa.retrieval.searcher import Searcher
 
-STAGES = ("expand", "tokenize", "bm25", "embed_query", "faiss", "fuse", "rerank", "fetch")
+STAGES = ("expand", "tokenize", "focus", "bm25", "embed_query", "faiss", "fuse", "focused", "rerank", "fetch")
 
 
 def with_reference_bm25(loaded: LoadedBundle, settings) -> LoadedBundle:
@@ -77,6 +78,7 @@ def main() -> None:
     settings = load_settings(args.params)
     sets, _ = build_goldsets(settings, limit=300)
     pool = [q.question for qs in sets.values() for q in qs] + [q.question for q in out_of_scope_ko_en()]
+    pool += [q.question for q in load_questions()]  # natural Korean questions: the focused path
     random.Random(20261122).shuffle(pool)
     queries = pool[: args.queries]
     loaded = load_published(settings.paths.indexes)

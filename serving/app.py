@@ -1,9 +1,14 @@
 """Litestar app factory: wires routes, guards, limits and the hot-swappable Runtime.
 
 `yaksa serve` runs `uvicorn serving.app:create_app --factory`; settings come from `YAKSA_PARAMS`
-(params.yaml), secrets and limits from the environment (see `serving.config`, including the
-loopback-only open mode used when no API keys are set). The bundle and the agent load in the
-background at start-up, so /healthz answers at once and /readyz says 503 until they are ready.
+(params.yaml, default ./params.yaml), secrets and limits from the environment (see `serving.config`,
+including the loopback-only open mode used when no API keys are set, with its Host/Origin/JSON
+checks in `serving.origin`). The bundle and the agent load in the background at start-up, so
+/healthz answers at once and /readyz says 503 until they are ready.
+
+Errors: client mistakes are 4xx JSON bodies with a message (a non-UTF-8 body, JSON nested past the
+decoder's depth limit, control characters in a path parameter included); anything else is a 500
+with a generic body whose traceback goes to the log.
 
     GET  /  /static/*            the chat page
     GET  /healthz /readyz        liveness, readiness
@@ -16,31 +21,52 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from pathlib import Path
 
 from litestar import Litestar, Request, Response, Router
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.static_files import create_static_files_router
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from serving import routes
 from serving.auth import admin_guard, api_key_guard
-from serving.config import ServingConfig, load_serving_config
+from serving.config import ServingConfig, load_serving_config, params_path
+from serving.logs import install_access_log_redaction
+from serving.origin import OpenModeOriginMiddleware
 from serving.ratelimit import TokenBuckets
 from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
+from serving.validation import check_path_params
 from yaksa.config import Settings, load_settings
 from yaksa.runtime import configure_offline_env
 
 log = logging.getLogger(__name__)
+MSGSPEC_DEPTH_ERROR = "while deserializing"  # msgspec's RecursionError message for over-nested JSON
+
+
+def _client_error(detail: str) -> Response:
+    return Response({"status_code": 400, "detail": detail}, status_code=400)
+
+
+def _internal_error(request: Request, exc: Exception) -> Response:
+    """Every 500: the traceback goes to the log (path only: no query string), the body stays generic."""
+    log.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
+    return Response({"status_code": 500, "detail": "Internal Server Error"}, status_code=500)
 
 
 def _not_utf8(_request: Request, _exc: UnicodeDecodeError) -> Response:
     """Litestar lets a non-UTF-8 JSON body escape as a 500; it is the client's mistake."""
-    return Response({"status_code": 400, "detail": "request body is not valid UTF-8"}, status_code=400)
+    return _client_error("request body is not valid UTF-8")
+
+
+def _too_deep(request: Request, exc: RecursionError) -> Response:
+    """msgspec refuses JSON nested past Python's recursion limit with a RecursionError (a 500 by
+    default); that is the client's mistake. Any other RecursionError is a bug: a logged 500."""
+    if MSGSPEC_DEPTH_ERROR in str(exc):
+        return _client_error("request body is nested too deeply to decode")
+    return _internal_error(request, exc)
 
 
 async def _initial_load(holder: RuntimeHolder) -> None:
@@ -68,10 +94,12 @@ def create_app(
 ) -> Litestar:
     """The service; without arguments everything comes from params.yaml and the environment."""
     configure_offline_env()
-    settings = settings or load_settings(Path(os.environ.get("YAKSA_PARAMS", "params.yaml")))
+    install_access_log_redaction()
+    settings = settings or load_settings(params_path())
     config = config or load_serving_config()
     if config.open_mode:
-        log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients only")
+        log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients, loopback Host names "
+                    "and same-origin requests only")
     holder = RuntimeHolder(settings, runner_factory or default_runner_factory)
     v1 = Router(
         "/v1",
@@ -96,8 +124,11 @@ def create_app(
                 "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst),
             }
         ),
+        middleware=[OpenModeOriginMiddleware()] if config.open_mode else [],
+        before_request=check_path_params,
         request_max_body_size=config.max_body_bytes,
-        exception_handlers={UnicodeDecodeError: _not_utf8},
+        exception_handlers={UnicodeDecodeError: _not_utf8, RecursionError: _too_deep,
+                            HTTP_500_INTERNAL_SERVER_ERROR: _internal_error},
         openapi_config=OpenAPIConfig(title="yaksa", version="0.1.0", path="/schema",
                                      render_plugins=[JsonRenderPlugin()]),
     )

@@ -1,8 +1,14 @@
-"""Guards for /v1/*: who is calling (bearer key or local open mode), rate limits, user binding.
+"""Guards for /v1/*: who is calling (bearer key or local open mode), rate limits, user binding,
+and who may choose an agent profile.
 
 The rules (and the open-mode default) are documented in `serving.config`. A guard stores the
 caller's KeyGrant on `connection.state.grant`; handlers that take a user id call `require_user` so a
 key can only act for the users it is bound to. Keys are compared, never logged: logs use labels.
+
+The admin key is not a user key: it opens /v1/admin/* and, on handlers that opt in with
+`opt={ADMIN_MAY_CALL: True}` (only `POST /v1/chat`), it acts for any user id. That is what an
+operator running another agent profile needs (`authorize_profile`); it reads no profile and erases
+nothing through /v1/profile.
 """
 
 from __future__ import annotations
@@ -12,12 +18,20 @@ import ipaddress
 from typing import Any
 
 from litestar.connection import ASGIConnection
-from litestar.exceptions import NotAuthorizedException, PermissionDeniedException, TooManyRequestsException
+from litestar.exceptions import (
+    NotAuthorizedException,
+    PermissionDeniedException,
+    TooManyRequestsException,
+    ValidationException,
+)
 
 from serving.config import ANY_USER, KeyGrant, ServingConfig
-from serving.ratelimit import TokenBuckets, retry_after_header
+from serving.ratelimit import TokenBuckets, retry_after_seconds
+from yaksa.config import AgentParams
 
 OPEN_GRANT = KeyGrant(label="open-mode", users=frozenset({ANY_USER}))
+ADMIN_GRANT = KeyGrant(label="admin", users=frozenset({ANY_USER}))
+ADMIN_MAY_CALL = "admin_may_call"  # handler opt: the admin key is accepted there and acts for any user
 BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
@@ -39,7 +53,14 @@ def _config(connection: ASGIConnection) -> ServingConfig:
     return connection.app.state.serving_config
 
 
-def api_key_guard(connection: ASGIConnection, _handler: Any) -> None:
+def has_admin_key(connection: ASGIConnection) -> bool:
+    """The request carries the configured admin key (compared in constant time)."""
+    config = _config(connection)
+    key = _bearer(connection)
+    return bool(config.admin_key and key and hmac.compare_digest(key.encode(), config.admin_key.encode()))
+
+
+def api_key_guard(connection: ASGIConnection, handler: Any) -> None:
     """Authenticate a /v1 call, then spend one token of the caller's rate-limit bucket."""
     config = _config(connection)
     if config.open_mode:
@@ -53,14 +74,17 @@ def api_key_guard(connection: ASGIConnection, _handler: Any) -> None:
         if key is None:
             raise NotAuthorizedException(detail="missing bearer API key", headers=BEARER_CHALLENGE)
         found = config.api_keys.get(key)
+        if found is None and handler.opt.get(ADMIN_MAY_CALL) and has_admin_key(connection):
+            found = ADMIN_GRANT
         if found is None:
             raise NotAuthorizedException(detail="invalid API key", headers=BEARER_CHALLENGE)
         grant = found
     buckets: TokenBuckets = connection.app.state.rate_limits
     wait = buckets.take(grant.label)
     if wait > 0:
+        seconds = retry_after_seconds(wait)
         raise TooManyRequestsException(
-            detail=f"rate limit exceeded; retry in {wait:.1f} s", headers={"Retry-After": retry_after_header(wait)}
+            detail=f"rate limit exceeded; retry in {seconds} s", headers={"Retry-After": str(seconds)}
         )
     connection.state.grant = grant
 
@@ -69,10 +93,9 @@ def admin_guard(connection: ASGIConnection, _handler: Any) -> None:
     """The admin key (or, in open mode without one, a loopback client) may reload bundles."""
     config = _config(connection)
     if config.admin_key:
-        key = _bearer(connection)
-        if key is None:
+        if _bearer(connection) is None:
             raise NotAuthorizedException(detail="missing bearer admin key", headers=BEARER_CHALLENGE)
-        if not hmac.compare_digest(key.encode(), config.admin_key.encode()):
+        if not has_admin_key(connection):
             raise NotAuthorizedException(detail="invalid admin key", headers=BEARER_CHALLENGE)
     elif not (config.open_mode and is_loopback(connection)):
         raise PermissionDeniedException(detail="admin endpoints are disabled: set YAKSA_ADMIN_KEY")
@@ -83,3 +106,22 @@ def require_user(connection: ASGIConnection, user_id: str) -> None:
     grant: KeyGrant = connection.state.grant
     if not grant.allows(user_id):
         raise PermissionDeniedException(detail=f"this API key may not act for user {user_id!r}")
+
+
+def authorize_profile(connection: ASGIConnection, agent: AgentParams, profile: str | None) -> str | None:
+    """`profile` when the caller may run it: 400 for an unknown name, 403 for a caller who may not.
+
+    The configured profile (or none) is everyone's; another one needs the admin key, or a server
+    started with YAKSA_ALLOW_PROFILE_CHOICE=1. Why: a profile switches mechanisms of the agent on
+    and off, so it is an operator's choice, never a client's.
+    """
+    if profile is None or profile == agent.profile:
+        return profile
+    if profile not in agent.profiles:
+        raise ValidationException(detail=f"unknown profile {profile!r}; choose one of {sorted(agent.profiles)}")
+    if not (_config(connection).allow_profile_choice or has_admin_key(connection)):
+        raise PermissionDeniedException(
+            detail=f"profile {profile!r} may be chosen only with the admin key (or on a server started with "
+                   f"YAKSA_ALLOW_PROFILE_CHOICE=1); omit 'profile' to use the configured {agent.profile!r}"
+        )
+    return profile

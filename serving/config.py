@@ -6,6 +6,9 @@
     YAKSA_RATE_PER_SEC, YAKSA_RATE_BURST   per-key token bucket (default 10/s, burst 30);
                      YAKSA_RATE_PER_SEC=0 turns rate limiting off (load tests).
     YAKSA_MAX_BODY_BYTES   request body limit (default 65536) → 413.
+    YAKSA_ALLOW_PROFILE_CHOICE=1   let any caller choose an agent profile other than the configured one
+                     (`agent.profile`); without it only a request with the admin key may (else 403).
+    YAKSA_PARAMS     params.yaml of the project (default ./params.yaml; `yaksa serve --params` sets it).
 
 Open mode (the local default): with no YAKSA_API_KEYS, /v1/* needs no key but only answers clients
 on the loopback interface (127.0.0.1, ::1) and may act for any user id; every other client gets
@@ -13,7 +16,12 @@ on the loopback interface (127.0.0.1, ::1) and may act for any user id; every ot
 with API keys but no admin key, reload is disabled. So `yaksa serve` (bound to 127.0.0.1) works out
 of the box for the chat page, and exposing the port without keys exposes nothing. A warning is
 logged at start-up in open mode. Behind a reverse proxy on the same host every client looks local:
-configure keys there.
+configure keys there. Open mode also refuses, on every route, a `Host` that is not a loopback name
+(DNS rebinding), an `Origin` that is not the page's own loopback origin (CSRF), and a POST body that
+is not `application/json` (see `serving.origin`).
+
+Why profiles are not a client's choice: an ablation profile decides which mechanisms of the agent
+run; a profile is an operator's tool (evaluation, comparisons), not a user preference.
 """
 
 from __future__ import annotations
@@ -22,8 +30,14 @@ import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from yaksa.config import ConfigError
 
 ANY_USER = "*"
+PARAMS_ENV = "YAKSA_PARAMS"
+DEFAULT_PARAMS = Path("params.yaml")
+_TRUE, _FALSE = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class ServingConfig:
     rate_per_sec: float = 10.0
     rate_burst: int = 30
     max_body_bytes: int = 65536
+    allow_profile_choice: bool = False
 
     @property
     def open_mode(self) -> bool:
@@ -85,6 +100,29 @@ def _number(env: Mapping[str, str], name: str, default: float, minimum: float) -
     return value
 
 
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw not in _TRUE | _FALSE:
+        raise ValueError(f"{name} must be 1 or 0, got {raw!r}")
+    return raw in _TRUE
+
+
+def params_path(explicit: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The params.yaml to serve: `explicit` (`--params`), else `$YAKSA_PARAMS`, else ./params.yaml.
+
+    Raises ConfigError naming where the path came from when the file does not exist, so a typo in
+    `YAKSA_PARAMS` is reported at start-up, not as a missing bundle later.
+    """
+    env = os.environ if env is None else env
+    from_env = env.get(PARAMS_ENV, "").strip()
+    path, source = ((explicit, "--params") if explicit is not None
+                    else (Path(from_env), PARAMS_ENV) if from_env
+                    else (DEFAULT_PARAMS, "the default"))
+    if not path.is_file():
+        raise ConfigError(f"params file not found: {path} (from {source})")
+    return path
+
+
 def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
     """Read the serving settings from `env` (default: the process environment)."""
     env = os.environ if env is None else env
@@ -94,4 +132,5 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
         rate_per_sec=_number(env, "YAKSA_RATE_PER_SEC", 10.0, 0.0),
         rate_burst=int(_number(env, "YAKSA_RATE_BURST", 30, 1)),
         max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
+        allow_profile_choice=_flag(env, "YAKSA_ALLOW_PROFILE_CHOICE"),
     )

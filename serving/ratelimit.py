@@ -39,6 +39,9 @@ class TokenBuckets:
             return (1.0 - tokens) / self.rate
 
 
-def retry_after_header(wait_seconds: float) -> str:
-    """Retry-After takes whole seconds; round up so a client that obeys it is never refused again."""
-    return str(max(1, math.ceil(wait_seconds)))
+def retry_after_seconds(wait_seconds: float) -> int:
+    """Retry-After takes whole seconds; round up so a client that obeys it is never refused again.
+
+    The 429 body and the header both show this one number, so they cannot disagree.
+    """
+    return max(1, math.ceil(wait_seconds))

@@ -17,7 +17,7 @@ from litestar.exceptions import ServiceUnavailableException, ValidationException
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
-from serving.auth import require_user
+from serving.auth import ADMIN_MAY_CALL, authorize_profile, require_user
 from serving.runtime import RuntimeHolder
 from serving.turns import Event, TurnRequest, start_turn
 from serving.validation import (
@@ -36,9 +36,9 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 class ChatRequest:
     question: str
     user_id: str
-    profile: str | None = None  # an ablation profile name; None = the configured default
+    profile: str | None = None  # None = the configured `agent.profile`; another one needs the admin key
     stream: bool = True         # SSE events; False = one JSON body when the turn ends
-    web: bool = True            # also fetch web references (shown apart, never used to answer)
+    web: bool = True            # web references for the agent's redacted query (shown apart, never used to answer)
 
 
 def _holder(state: State) -> RuntimeHolder:
@@ -78,15 +78,16 @@ def search(
     k: FromQuery[int | None] = None,
     collection: FromQuery[list[str] | None] = None,
 ) -> dict[str, Any]:
-    """Retrieval only, with scores: for debugging and evaluation."""
+    """Retrieval only, with scores, behind the agent's scope stage (an out-of-scope query returns
+    `blocked` and no documents): for debugging and evaluation."""
     query = clean_text("q", q, MAX_QUERY_CHARS)
     check_k(k)
     with _holder(state).leased() as runtime:
         try:
-            result = runtime.searcher.search(query, k=k, collections=collection)
+            result = runtime.runner.search(query, k=k, collections=collection)
         except ValueError as exc:
             raise ValidationException(detail=str(exc)) from exc
-        return {**result.to_json(), "version": runtime.version}
+        return {**result, "version": runtime.version}
 
 
 def _sse(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEventMessage]:
@@ -117,14 +118,15 @@ async def _collect(events: AsyncIterator[Event]) -> Response:
     return Response(body)
 
 
-@post("/chat", status_code=200)
+@post("/chat", status_code=200, opt={ADMIN_MAY_CALL: True})
 async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> Response:
-    """One agent turn: SSE events (status, token, answer, citations, web_refs, verification, done |
-    error), or one JSON object with `stream=false`."""
+    """One agent turn: SSE events (status, token, answer, citations, verification, web_refs, done |
+    error), or one JSON object with `stream=false`. A `profile` other than the configured one needs
+    the admin key (which may act for any user id) or YAKSA_ALLOW_PROFILE_CHOICE=1: 403 otherwise."""
     turn = TurnRequest(
         question=clean_text("question", data.question, MAX_QUESTION_CHARS),
         user_id=check_user_id(data.user_id),
-        profile=check_profile_name(data.profile),
+        profile=authorize_profile(request, _holder(state).settings.agent, check_profile_name(data.profile)),
         web=data.web,
     )
     require_user(request, turn.user_id)

@@ -23,7 +23,6 @@ from yaksa.agent.api import TurnRunner
 from yaksa.config import Settings
 from yaksa.index.publish import current_version, list_versions
 from yaksa.retrieval.loader import LoadedBundle, load_published
-from yaksa.retrieval.searcher import Searcher
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +38,13 @@ def default_runner_factory(loaded: LoadedBundle, settings: Settings) -> TurnRunn
 
 @dataclass(eq=False)
 class Runtime:
-    """Everything one request needs, built from one bundle version."""
+    """Everything one request needs, built from one bundle version.
+
+    The runner owns the bundle's one searcher (behind its scope stage): chat and /v1/search both go
+    through it, so they share one query-vector cache and one scope decision.
+    """
 
     loaded: LoadedBundle
-    searcher: Searcher
     runner: TurnRunner
     in_flight: int = field(default=0, repr=False)
     retired: bool = field(default=False, repr=False)
@@ -53,10 +55,10 @@ class Runtime:
 
 
 def build_runtime(settings: Settings, runner_factory: RunnerFactory) -> Runtime:
-    """Load the published bundle (blocking: seconds on a real corpus) with its searcher and agent."""
+    """Load the published bundle (blocking: seconds on a real corpus) and build its agent."""
     loaded = load_published(settings.paths.indexes)
     try:
-        return Runtime(loaded, Searcher(loaded, settings.retrieval), runner_factory(loaded, settings))
+        return Runtime(loaded, runner_factory(loaded, settings))
     except BaseException:
         loaded.close()
         raise
@@ -113,7 +115,7 @@ class RuntimeHolder:
                 runtime = await anyio.to_thread.run_sync(build_runtime, self.settings, self.runner_factory)
             except Exception as exc:
                 self.load_error = f"index not loaded: {type(exc).__name__}: {exc}"
-                log.error("bundle load failed (still serving %s): %s", previous, self.load_error)
+                log.error("bundle load failed (still serving %s): %s", previous, self.load_error, exc_info=exc)
                 raise
             self.load_error = None
             self._replace(runtime)

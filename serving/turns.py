@@ -1,17 +1,21 @@
 """Run one agent turn in a worker thread and turn it into an ordered stream of events.
 
 The runner is synchronous; its live events (`status`, `token`) cross from its thread to the event
-loop through `call_soon_threadsafe`. The web search runs as an asyncio task beside it (5 s timeout)
-and is never shown to the runner. The final-state events are derived here from the TurnResult, so
-every stream has the same shape whatever the runner reports:
+loop through `call_soon_threadsafe`, and so does its `web_query`, which starts the web search as an
+asyncio task beside the turn (`serving.webrefs`; never shown to the runner, never sent to the
+client). The final-state events are derived here from the TurnResult, so every stream has the same
+shape whatever the runner reports:
 
-    status* token* (web_refs may come anywhere) answer citations verification done
+    status* token* answer citations verification web_refs done
     ... or, when the runner raises: status* token* error   (nothing after `error`)
 
 `answer` carries the final text and replaces what the tokens built (a runner that falls back
-after a failed LLM stream may have emitted tokens it then abandoned). `done` names the one bundle
-version the turn was answered from. The Runtime lease is released when the runner's thread ends,
-even if the client has gone away.
+after a failed LLM stream may have emitted tokens it then abandoned). `web_refs` comes once the
+turn's result is known (so a blocked turn never shows any) and before `done`. `done` names the one
+bundle version the turn was answered from. The Runtime lease is released when the runner's thread
+ends, even if the client has gone away.
+
+Logs carry ids, lengths, versions and timings, never the question, the answer or the web query.
 """
 
 from __future__ import annotations
@@ -26,13 +30,11 @@ from typing import Any
 import anyio
 
 from serving.runtime import Runtime, RuntimeHolder
+from serving.webrefs import WEB_QUERY_EVENT, TurnWebRefs
 from yaksa.agent.api import TurnResult
-from yaksa.web.tavily import search_web
 
 log = logging.getLogger(__name__)
 LIVE_EVENTS = frozenset({"status", "token"})
-WEB_TIMEOUT_S = 5.0
-WEB_MAX_RESULTS = 5
 _RUN_DONE = "_run_done"
 
 Event = tuple[str, dict[str, Any]]
@@ -44,16 +46,6 @@ class TurnRequest:
     user_id: str
     profile: str | None
     web: bool
-
-
-def _web_payload(task: asyncio.Task) -> dict[str, Any]:
-    if task.cancelled():
-        return {"results": [], "reason": "cancelled"}
-    exc = task.exception()
-    if exc is not None:
-        log.warning("web references failed: %s", type(exc).__name__)
-        return {"results": [], "reason": f"web search failed: {type(exc).__name__}"}
-    return task.result().to_json()
 
 
 def _error_payload(exc: BaseException | None) -> dict[str, Any]:
@@ -71,7 +63,7 @@ def _final_events(result: TurnResult) -> list[Event]:
 
 
 def start_turn(holder: RuntimeHolder, request: TurnRequest) -> AsyncIterator[Event]:
-    """Lease a Runtime, start the runner and the web search now, and return the turn's events.
+    """Lease a Runtime, start the runner now, and return the turn's events.
 
     Called on the event loop; raises 503 before anything starts when no bundle is loaded. Starting
     eagerly (not on first iteration) ties the lease to the runner's thread, which always ends.
@@ -79,10 +71,15 @@ def start_turn(holder: RuntimeHolder, request: TurnRequest) -> AsyncIterator[Eve
     runtime = holder.acquire()
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event] = asyncio.Queue()
+    web = TurnWebRefs(request.web)
 
-    def sink(name: str, payload: dict[str, Any]) -> None:
-        if name in LIVE_EVENTS and not loop.is_closed():
+    def sink(name: str, payload: dict[str, Any]) -> None:  # on the runner's thread
+        if loop.is_closed():
+            return
+        if name in LIVE_EVENTS:
             loop.call_soon_threadsafe(queue.put_nowait, (name, payload))
+        elif name == WEB_QUERY_EVENT:
+            loop.call_soon_threadsafe(web.start, payload)
 
     def run() -> TurnResult:
         try:
@@ -97,46 +94,40 @@ def start_turn(holder: RuntimeHolder, request: TurnRequest) -> AsyncIterator[Eve
 
     run_task = asyncio.ensure_future(anyio.to_thread.run_sync(run))
     run_task.add_done_callback(run_done)
-    web_task: asyncio.Task | None = None
-    if request.web:
-        web_task = asyncio.create_task(search_web(request.question, WEB_MAX_RESULTS, WEB_TIMEOUT_S))
-        web_task.add_done_callback(lambda t: queue.put_nowait(("web_refs", _web_payload(t))))
-    else:
-        queue.put_nowait(("web_refs", {"results": [], "reason": "not requested"}))
-    return _events(runtime, queue, run_task, web_task, time.perf_counter())
+    return _events(runtime, request, queue, run_task, web, time.perf_counter())
 
 
-async def _events(runtime: Runtime, queue: asyncio.Queue[Event], run_task: asyncio.Future,
-                  web_task: asyncio.Task | None, started: float) -> AsyncIterator[Event]:
-    pending = 2  # the runner and the web references
-    result: TurnResult | None = None
+async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[Event], run_task: asyncio.Future,
+                  web: TurnWebRefs, started: float) -> AsyncIterator[Event]:
     try:
-        while pending:
-            name, payload = await queue.get()
-            if name != _RUN_DONE:
-                pending -= name == "web_refs"
-                yield name, payload
-                continue
-            pending -= 1
-            exc = None if run_task.cancelled() else run_task.exception()
-            if run_task.cancelled() or exc is not None:
-                if isinstance(exc, ValueError):
-                    log.info("turn refused: %s", exc)
-                else:
-                    log.error("turn failed on bundle %s: %s", runtime.version, type(exc).__name__, exc_info=exc)
-                yield "error", _error_payload(exc)
-                return
-            result = run_task.result()
-            for event in _final_events(result):
-                yield event
-        assert result is not None
+        while (event := await queue.get())[0] != _RUN_DONE:
+            yield event
+        exc = None if run_task.cancelled() else run_task.exception()
+        if run_task.cancelled() or exc is not None:
+            if isinstance(exc, ValueError):
+                log.info("turn refused for user %s: %s (question %d chars)", request.user_id,
+                         type(exc).__name__, len(request.question))
+            else:
+                log.error("turn failed for user %s on bundle %s: %s", request.user_id, runtime.version,
+                          type(exc).__name__, exc_info=exc)
+            yield "error", _error_payload(exc)
+            return
+        result: TurnResult = run_task.result()
+        for event in _final_events(result):
+            yield event
+        web_refs = await web.payload(result.blocked)
+        yield "web_refs", web_refs
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+        log.info("turn done for user %s on bundle %s: question %d chars, answer %d chars, %d citations, "
+                 "blocked=%s, web search=%s (%d results), %.1f ms", request.user_id, runtime.version,
+                 len(request.question), len(result.answer), len(result.citations), result.blocked,
+                 web.started, len(web_refs["results"]), elapsed_ms)
         yield "done", {
             "version": runtime.version,
             "blocked": result.blocked,
             "trace": result.trace,
             "profile_summary": result.profile_summary,
-            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+            "elapsed_ms": elapsed_ms,
         }
     finally:
-        if web_task is not None and not web_task.done():
-            web_task.cancel()
+        web.cancel()

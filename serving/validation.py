@@ -2,21 +2,39 @@
 
 Types are checked by Litestar (msgspec) before these run; these catch what types cannot: empty or
 whitespace-only text, over-long input, characters that cannot be valid text, malformed ids.
+
+Why so picky about invisible characters: a question made only of zero-width or format characters
+looks empty to a person but not to `str.strip`, and bidirectional overrides make the text a
+pharmacist (or a log reader) sees differ from the text the agent reads.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from typing import Any
 
+from litestar import Request
 from litestar.exceptions import ValidationException
 
-MAX_QUESTION_CHARS = 2000
+from yaksa.agent.api import MAX_QUESTION_CHARS
+
+__all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_path_params",
+           "check_profile_name", "check_user_id", "clean_text"]
+
 MAX_QUERY_CHARS = 500
 MAX_K = 50
-USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
-PROFILE_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
-# NUL and the other C0 controls except tab/newline; U+FFFD is what an undecodable byte becomes
-BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
+PROFILE_NAME = re.compile(r"[a-z0-9_]{1,64}")
+# C0 controls except tab/newline/CR, DEL, C1 controls; U+FFFD is what an undecodable byte becomes
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides and isolates
+PATH_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffd]")
+
+
+def _invisible(char: str) -> bool:
+    """Zero-width and other format characters (U+200B-U+200D, U+2060, U+FEFF, U+00AD, ...)."""
+    return unicodedata.category(char) == "Cf"
 
 
 def clean_text(name: str, value: str, max_chars: int) -> str:
@@ -26,13 +44,21 @@ def clean_text(name: str, value: str, max_chars: int) -> str:
         raise ValidationException(detail=f"{name} must not be empty or whitespace only")
     if len(text) > max_chars:
         raise ValidationException(detail=f"{name} is {len(text)} characters long; the limit is {max_chars}")
-    if BAD_CHARS.search(text):
+    if CONTROL_CHARS.search(text):
         raise ValidationException(detail=f"{name} contains control characters or invalid UTF-8")
+    if BIDI_CONTROLS.search(text):
+        raise ValidationException(
+            detail=f"{name} contains bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069)"
+        )
+    if not "".join(c for c in text if not _invisible(c)).strip():
+        raise ValidationException(
+            detail=f"{name} contains only invisible characters (zero-width or format characters such as U+200B)"
+        )
     return text
 
 
 def check_user_id(user_id: str) -> str:
-    if not USER_ID.match(user_id):
+    if not USER_ID.fullmatch(user_id):
         raise ValidationException(
             detail="user_id must be 1-64 characters of letters, digits, '_', '.', '@' or '-'"
         )
@@ -40,7 +66,7 @@ def check_user_id(user_id: str) -> str:
 
 
 def check_profile_name(profile: str | None) -> str | None:
-    if profile is not None and not PROFILE_NAME.match(profile):
+    if profile is not None and not PROFILE_NAME.fullmatch(profile):
         raise ValidationException(detail="profile must be 1-64 characters of a-z, 0-9 and '_'")
     return profile
 
@@ -49,3 +75,14 @@ def check_k(k: int | None) -> int | None:
     if k is not None and not 1 <= k <= MAX_K:
         raise ValidationException(detail=f"k must be between 1 and {MAX_K}")
     return k
+
+
+def check_path_params(request: Request[Any, Any, Any]) -> None:
+    """App-wide `before_request`: a path parameter with control characters is a 400, on any route.
+
+    Why app-wide: a `%0A` decoded into an id must never reach a handler that would log it or hand
+    it to a store (a regex with `$` would even let a trailing newline through).
+    """
+    for name, value in request.path_params.items():
+        if isinstance(value, str) and PATH_CONTROL_CHARS.search(value):
+            raise ValidationException(detail=f"path parameter {name!r} contains control characters")

@@ -72,3 +72,18 @@ def test_side_effect_prior_must_be_a_factor(tmp_path) -> None:
     p.write_text("retrieval:\n  per_collection:\n    drugs: {side_effect_prior: 0}\n", "utf-8")
     with pytest.raises(ConfigError, match="side_effect_prior"):
         load_settings(p)
+
+
+def test_dataclass_defaults_agree_with_params_yaml() -> None:
+    """A setting missing from a params file means what the committed params.yaml says, not another value."""
+    import dataclasses
+
+    from yaksa.config import AgentParams, RetrievalParams
+
+    committed = load_settings(Path(__file__).resolve().parents[1] / "params.yaml")
+    for cls, loaded in ((RetrievalParams, committed.retrieval), (AgentParams, committed.agent)):
+        defaults = cls()
+        for f in dataclasses.fields(cls):
+            if f.name in ("per_collection", "profiles"):
+                continue
+            assert getattr(defaults, f.name) == getattr(loaded, f.name), f"{cls.__name__}.{f.name}"

@@ -95,6 +95,8 @@ def search(
     """Search the published bundle."""
     from yaksa.retrieval.loader import load_published
     from yaksa.retrieval.searcher import Searcher
+    from yaksa.scope.search import search_in_scope
+    from yaksa.scope.stage import ScopeStage
 
     if (query is None) == (queries is None):
         typer.echo("error: give a QUERY or --queries FILE (not both)", err=True)
@@ -105,16 +107,17 @@ def search(
         retrieval = replace(s.retrieval, fusion=fusion, per_collection={}) if fusion else s.retrieval
         loaded = load_published(s.paths.indexes, version)
         searcher = Searcher(loaded, retrieval)
+        scope = ScopeStage(loaded, s.retrieval, searcher.query_vector, scope_params=s.scope,
+                           cache_dir=s.paths.embedding_cache)
         for q in lines:
-            result = searcher.search(q, k=k, collections=collection)
+            result = search_in_scope(scope, searcher, q, k=k, collections=collection)
             if as_json:
-                typer.echo(json.dumps({**result.to_json(), "version": loaded.version}, ensure_ascii=False))
+                typer.echo(json.dumps(result, ensure_ascii=False))
                 continue
-            flag = "  BLOCKED (out of scope)" if result.blocked else ""
-            typer.echo(f"# {q}  (bundle {loaded.version}, collections {', '.join(result.collections)}){flag}")
-            for i, h in enumerate(result.hits, 1):
-                snippet = " ".join(h.text.split())[:120]
-                typer.echo(f"{i:2d}. [{h.collection}] {h.title} — {h.section}  ({h.score:.4f})\n    {snippet}")
+            flag = f"  BLOCKED (out of scope: {result['scope']['reason']})" if result["blocked"] else ""
+            typer.echo(f"# {q}  (bundle {loaded.version}, collections {', '.join(result['collections'])}){flag}")
+            for i, h in enumerate(result["results"], 1):
+                typer.echo(f"{i:2d}. [{h['collection']}] {h['title']} — {h['section']}  ({h['score']:.4f})")
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
 
@@ -189,29 +192,69 @@ def eval_tune(
                + yaml.safe_dump({"per_collection": suggested_params(results)}, sort_keys=True))
 
 
-@eval_app.command("oos")
-def eval_oos(
+@eval_app.command("natural")
+def eval_natural(
+    old: Annotated[bool, typer.Option("--old/--no-old", help="also MFDS-ko, MedQuAD, PubMedQA (configured)")] = True,
     limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
+    show_failures: Annotated[str | None, typer.Option("--failures", help="list misses of one half: tuning|held_out")] = None,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
-    """Calibrate the out-of-scope guard per collection (tuning half); report it on the held-out half."""
-    import yaml
-
-    from yaksa.evaluation.oos_calibration import calibrate_oos
+    """Natural Korean questions (held-out half): answers about the asked drug, symptom and intent."""
+    from yaksa.corpus.ingest import read_documents
+    from yaksa.evaluation.natural_ko import markdown
+    from yaksa.evaluation.suite import CONFIGURED, markdown_table, natural_report, run_retrieval_suite
+    from yaksa.retrieval.loader import load_published
+    from yaksa.retrieval.searcher import Searcher
 
     s = _settings(params)
     try:
-        report = calibrate_oos(s, limit, progress=typer.echo)
+        drugs = [d for d in read_documents(s.paths.documents) if d.collection == "drugs"]
+        loaded = load_published(s.paths.indexes)
+        try:
+            report = natural_report(Searcher(loaded, s.retrieval), drugs, s.retrieval.k)
+        finally:
+            loaded.close()
+        result = run_retrieval_suite(s, [CONFIGURED], limit, progress=typer.echo) if old else None
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    t = report.tuning
+    typer.echo(f"\n{markdown(report)}\ntuning half (n={int(t['n'])}): first {t['first_ok']:.1%}, "
+               f"share {t['share']:.1%}, intent {t['intent_ok']:.1%}, P@5 {t.get('p@5', 0.0):.3f}")
+    for f in report.failures:
+        if f["half"] == show_failures:
+            typer.echo(f"  miss ({f['half']}) {f['qid']} [{f['kind']}] {f['question']} -> {f['first']}")
+    if result is not None:
+        typer.echo(f"\nbundle {result.version}\n" + markdown_table(result))
+
+
+@eval_app.command("scope")
+def eval_scope(
+    limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
+    metrics: Annotated[Path, typer.Option(help="metrics file to write")] = Path("metrics/scope.json"),
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """The scope model (fitted on the tuning half) on the held-out half, per domain, and on the dev sets."""
+    from yaksa.evaluation.scope_eval import run_scope_eval
+
+    s = _settings(params)
+    try:
+        report = run_scope_eval(s, limit, metrics_path=metrics, progress=typer.echo)
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
     h = report.held_out
-    typer.echo(f"\nheld-out half, bundle {report.version}: block rate {h['block_rate']:.3f} "
-               f"(n={int(h['n_out_of_scope'])}), false-block rate {h['false_block_rate']:.3f} "
-               f"(n={int(h['n_in_scope'])}); per set: "
-               + ", ".join(f"{k} {v:.3f}" for k, v in report.per_set_false_block.items()))
-    suggested = {c: {"oos_threshold": t.threshold} for c, t in report.thresholds.items()}
-    typer.echo("\nretrieval.per_collection thresholds to record in params.yaml:\n"
-               + yaml.safe_dump({"per_collection": suggested}, sort_keys=True))
+    typer.echo(f"\nmodel {report.model}, bundle {report.version}\nweights {report.weights}\n"
+               f"held-out: block rate {h['block_rate']:.3f} (n={int(h['n_out_of_scope'])}, decoys "
+               f"{h['decoy_block_rate']:.3f} of {int(h['n_decoys'])}), false-block rate {h['false_block_rate']:.3f} "
+               f"(n={int(h['n_in_scope'])})")
+    for name, r in report.per_domain.items():
+        typer.echo(f"  {name:28s} {'blocked' if name.startswith('out:') else 'false-blocked'} "
+                   f"{r['rate']:.3f} (n={int(r['n'])})")
+    for name, r in report.dev_false_block.items():
+        typer.echo(f"  dev {name:24s} false-blocked {r['false_block_rate']:.3f} (n={int(r['n'])})")
+    typer.echo(f"misclassified ({len(report.misses)}):")
+    for m in report.misses:
+        typer.echo(f"  [{m.set}] expected {m.expected}, p={m.p_in_scope:.3f} {m.reason}: {m.text}")
+    typer.echo(f"wrote {metrics}")
 
 
 @app.command()
@@ -290,15 +333,23 @@ def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
     workers: Annotated[int, typer.Option(min=1)] = 1,
-    params: ParamsOpt = Path("params.yaml"),
+    params: Annotated[Path | None, typer.Option(
+        "--params", "-p", help="params.yaml of the project (default: $YAKSA_PARAMS, else ./params.yaml)")] = None,
 ) -> None:
     """Serve the published bundle over HTTP (Litestar under uvicorn)."""
     import os
 
     import uvicorn
 
-    _settings(params)  # fail here, with a clear message, rather than in every worker
-    os.environ["YAKSA_PARAMS"] = str(params.resolve())
+    from serving.config import PARAMS_ENV, params_path
+
+    try:
+        path = params_path(params)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    _settings(path)  # fail here, with a clear message, rather than in every worker
+    os.environ[PARAMS_ENV] = str(path.resolve())  # what each worker's create_app reads
     uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
 
 

@@ -119,23 +119,20 @@ FUSION_METHODS = ("weighted", "rrf", "bm25", "dense")
 RERANKERS = ("none", "cross_encoder", "flag")
 # applied once to the merged candidates of all collections, so they cannot differ per collection
 GLOBAL_ONLY = frozenset({"per_collection", "k", "rerank", "rerank_model", "rerank_min_score",
-                         "rerank_candidates", "oos_rerank_threshold"})
+                         "rerank_candidates"})
 
 
 @dataclass(frozen=True)
 class RetrievalParams:
     """How a query becomes ranked documents; `bm25` / `dense` are the single-retriever baselines."""
 
-    fusion: str = "rrf"
-    bm25_weight: float = 0.8
-    dense_weight: float = 0.2
+    fusion: str = "weighted"
+    bm25_weight: float = 0.6
+    dense_weight: float = 0.4
     rrf_k: int = 60
     pool: int = 20  # candidates taken from each retriever per collection before fusion
     k: int = 5
     expansion: bool = True  # rule-based query expansion of the BM25 query (yaksa.retrieval.expansion)
-    # out-of-scope guard: block when the best dense cosine is below this (None: never block);
-    # calibrated per collection, because each collection may use a different embedding model
-    oos_threshold: float | None = None
     # multiply the fused score of side-effect sections by this unless the question asks about side
     # effects: their long lists name every symptom, so dense retrieval ranks them for any symptom
     side_effect_prior: float = 1.0
@@ -143,7 +140,6 @@ class RetrievalParams:
     rerank_model: str = ""  # a local path or hub name; needed by the model backends
     rerank_min_score: float = 0.005  # on the reranker's sigmoid scale
     rerank_candidates: int = 20  # fused candidates (all collections) sent to the reranker
-    oos_rerank_threshold: float | None = None  # with a reranker the guard uses its top score instead
     per_collection: dict[str, dict[str, Any]] = field(default_factory=dict)  # tuned overrides
 
     def for_collection(self, name: str) -> RetrievalParams:
@@ -172,6 +168,26 @@ class RetrievalParams:
                 replace(self, per_collection={}, **overrides)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"retrieval.per_collection.{name}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class ScopeParams:
+    """The scope model (yaksa.scope): may a question be answered at all? README: Retrieval."""
+
+    embed_collection: str = "drugs"  # whose query embedder the exemplar similarity is computed with
+    neighbours: int = 5              # k of the kNN similarity to in- and out-of-scope exemplars
+    max_false_block: float = 0.01    # threshold choice on the tuning half: at most this share of in-scope blocked
+    regularization: float = 1.0      # inverse L2 strength (C) of the logistic combiner
+
+    def __post_init__(self) -> None:
+        if not self.embed_collection:
+            raise ValueError("scope.embed_collection must name a collection")
+        if self.neighbours < 1:
+            raise ValueError(f"scope.neighbours must be >= 1, got {self.neighbours!r}")
+        if not 0.0 <= self.max_false_block < 1.0:
+            raise ValueError(f"scope.max_false_block must be in [0, 1), got {self.max_false_block!r}")
+        if not self.regularization > 0:
+            raise ValueError(f"scope.regularization must be > 0, got {self.regularization!r}")
 
 
 MEMORY_MODES = ("persistent", "none")
@@ -254,6 +270,7 @@ class Settings:
     retrieval: RetrievalParams
     raw_params: dict[str, Any]
     agent: AgentParams = field(default_factory=AgentParams)
+    scope: ScopeParams = field(default_factory=ScopeParams)
 
     @property
     def memory_path(self) -> Path:
@@ -316,6 +333,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         retrieval=_section(data, "retrieval", RetrievalParams, path),
         raw_params=data,
         agent=_section(data, "agent", AgentParams, path),
+        scope=_section(data, "scope", ScopeParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")

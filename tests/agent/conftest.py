@@ -38,8 +38,8 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture()
 def make_runner(loaded: LoadedBundle, settings: Settings, offline: None) -> Callable[..., AgentRunner]:
-    def make(s: Settings | None = None) -> AgentRunner:
-        return build_runner(loaded, s or settings)
+    def make(s: Settings | None = None, enforce_safety: bool = True) -> AgentRunner:
+        return build_runner(loaded, s or settings, enforce_safety=enforce_safety)
     return make
 
 

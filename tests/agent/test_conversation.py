@@ -61,7 +61,7 @@ def test_profile_of_another_user_is_separate(make_runner) -> None:
 
 
 def test_baseline_profile_skips_extraction_memory_and_retrieval(make_runner) -> None:
-    result = make_runner().run("두통이 있는데 뭐 먹어도 돼요?", "u", profile="baseline")
+    result = make_runner(enforce_safety=False).run("두통이 있는데 뭐 먹어도 돼요?", "u", profile="baseline")
     assert "retrieve" not in result.trace["nodes"] and "extract_slots" not in result.trace["nodes"]
     assert not result.citations and "전문가와 꼭 상담하세요" in result.answer
 

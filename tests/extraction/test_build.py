@@ -7,17 +7,21 @@ from yaksa.corpus import medquad, mfds_easy_drug
 from yaksa.corpus.ingest import DOCUMENT_SCHEMA
 from yaksa.corpus.rejects import RejectLog
 from yaksa.extraction.build import CONCEPTS_CSV, PACK_DIR
-from yaksa.extraction.concepts import concepts_from_documents, name_key
+from yaksa.extraction.concepts import concepts_from_documents, name_key, read_lexicon
 
 
 def test_build_outputs_and_counts(built_concepts: tuple[Path, dict]) -> None:
     out, counts = built_concepts
     assert (out / CONCEPTS_CSV).is_file()
     assert (out / PACK_DIR / "concept_map.json").is_file()
-    # 5 products + 1 shared brand + 3 ingredients + 2 MedQuAD CUIs + the lexicon
-    lexicon = counts["by_type"]["symptom"] + counts["by_type"]["condition"] - 2
-    assert counts["by_type"]["medication"] == 9
-    assert counts["concepts"] == 9 + 2 + lexicon
+    # 5 products + 1 shared brand + 3 ingredients + 2 MedQuAD CUIs + the lexicon (its drug and
+    # drug-class rows are medications: none of their names is in these documents, so all survive)
+    lay_terms = counts["by_type"]["symptom"] + counts["by_type"]["condition"] - 2
+    drugs = sum(1 for c in read_lexicon() if c.type == "medication")
+    assert drugs >= 30
+    assert counts["by_type"]["medication"] == 9 + drugs
+    assert counts["concepts"] == 9 + 2 + lay_terms + drugs
+    assert counts["pack"]["ambiguous_names"] == 0
 
 
 def test_concept_table_from_real_shared_data(shared_data, tmp_path: Path) -> None:

@@ -26,8 +26,8 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Concept]:
 
 def test_lexicon_is_curated_with_project_ids_only() -> None:
     lexicon = read_lexicon()
-    assert 80 <= len(lexicon) <= 150
-    assert all(c.concept_id.startswith(("YK:SYM:", "YK:CON:")) for c in lexicon)
+    assert 80 <= len(lexicon) <= 250
+    assert all(c.concept_id.startswith(("YK:SYM:", "YK:CON:", "YK:DRUG:", "YK:CLASS:")) for c in lexicon)
     by_id = {c.concept_id: c for c in lexicon}
     assert by_id["YK:SYM:headache"].type == "symptom"
     assert "머리가 아프다" in by_id["YK:SYM:headache"].names
@@ -116,8 +116,14 @@ def test_bad_inputs_are_reported(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="documents parquet not found"):
         concepts_from_documents(tmp_path / "missing.parquet")
     bad = tmp_path / "lexicon.csv"
-    bad.write_text("concept_id,type,preferred,names\nC0018681,symptom,두통,두통\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="lexicon ids must be"):
+    bad.write_text("concept_id,type,preferred,names,source\nC0018681,symptom,두통,두통,x\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="lexicon ids must"):
+        read_lexicon(bad)
+    bad.write_text("concept_id,type,preferred,names,source\nYK:DRUG:x,symptom,엑스,엑스,x\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="have type 'medication'"):
+        read_lexicon(bad)
+    bad.write_text("concept_id,type,preferred,names,source\nYK:DRUG:x,medication,엑스,엑스,\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="source is empty"):
         read_lexicon(bad)
     bad.write_text("id,names\n", encoding="utf-8")
     with pytest.raises(ValueError, match="missing columns"):
@@ -126,3 +132,28 @@ def test_bad_inputs_are_reported(tmp_path: Path) -> None:
 
 def test_packaged_lexicon_exists() -> None:
     assert LEXICON_PATH.is_file()
+
+
+def test_lexicon_drug_rows_say_where_they_come_from() -> None:
+    """Chronic-use drugs and classes missing from the MFDS data, each mapped to a WHO ATC code/group."""
+    with LEXICON_PATH.open(encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["type"] == "medication"]
+    assert len(rows) >= 30
+    assert all(r["source"].startswith("WHO ATC ") for r in rows)
+    by_id = {c.concept_id: c for c in read_lexicon()}
+    assert {"와파린", "warfarin"} <= set(by_id["YK:DRUG:warfarin"].names)
+    assert "혈압약" in by_id["YK:CLASS:antihypertensive"].names
+    assert "혈압약" not in by_id["YK:CON:hypertension"].names  # a drug class, not the condition
+    assert {"우울증약", "항우울제"} <= set(by_id["YK:CLASS:antidepressant"].names)
+
+
+def test_mfds_names_win_over_lexicon_drug_rows(tmp_path: Path) -> None:
+    """The lexicon fills gaps: a name the MFDS data also has stays with its ingredient concept."""
+    lexicon = tmp_path / "lexicon.csv"
+    lexicon.write_text("concept_id,type,preferred,names,source\n"
+                       "YK:DRUG:acetaminophen,medication,아세트아미노펜,아세트아미노펜|paracetamol,WHO ATC N02BE01\n",
+                       encoding="utf-8")
+    docs = write_documents(tmp_path / "documents.parquet")
+    table = {c.concept_id: c for c in concepts_from_documents(docs, lexicon)}
+    assert table["YK:ING:아세트아미노펜"].names == ("아세트아미노펜",)
+    assert table["YK:DRUG:acetaminophen"].names == ("paracetamol",)

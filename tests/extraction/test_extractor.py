@@ -24,10 +24,36 @@ def test_regex_and_medcat_slots(extractor: SlotExtractor) -> None:
     assert rows(extractor.extract("혈압이 150/95예요")) == [
         ("vitals", "blood_pressure", "150/95", None, "혈압이 150/95", "regex"),
     ]
+    # Asking about a drug is not taking it: before issue 9 this stored 타이레놀 as a medication.
     assert rows(extractor.extract("두통이 있는데 타이레놀 먹어도 돼요?")) == [
         ("symptoms", "두통", None, "YK:SYM:headache", "두통", "medcat"),
-        ("medications", "타이레놀", None, "YK:BRAND:타이레놀", "타이레놀", "medcat"),
     ]
+
+
+TAKEN = [
+    ("와파린을 먹고 있어요", {"YK:DRUG:warfarin"}),
+    ("혈압약 복용 중", {"YK:CLASS:antihypertensive"}),
+    ("아스피린 매일 먹어요", {"YK:DRUG:aspirin"}),
+    ("메트포르민 처방받았어요", {"YK:DRUG:metformin"}),
+    ("우울증약 먹고 있고 수면제도 먹어요", {"YK:CLASS:antidepressant", "YK:CLASS:hypnotic"}),
+    ("I'm on lisinopril", {"YK:DRUG:lisinopril"}),
+    ("I take warfarin", {"YK:DRUG:warfarin"}),
+    ("타이레놀 안 먹고 아세트아미노펜만 먹어요", {"YK:ING:아세트아미노펜"}),
+    ("와파린 먹고 있는데 타이레놀 먹어도 되나요?", {"YK:DRUG:warfarin"}),
+    ("두통이 있는데 아세트아미노펜 먹어도 되나요?", set()),
+    ("아세트아미노펜 하루 최대 용량", set()),
+    ("판콜에스 하루에 몇 번 먹어요", set()),
+    ("타이레놀이랑 낙센 같이 먹어도 돼요?", set()),
+    ("수면제는 끊었어요", set()),
+    ("can I take warfarin with aspirin", set()),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TAKEN)
+def test_medications_are_slots_only_when_taken(extractor: SlotExtractor, text: str, expected: set[str]) -> None:
+    assert {i.concept_id for i in extractor.extract(text) if i.slot_type == "medications"} == expected
+    # every drug mentioned still keys the response cache
+    assert extractor.medications(text) >= expected
 
 
 def test_denied_concepts_are_not_extracted(extractor: SlotExtractor) -> None:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture re-exported for tests/llm
-from yaksa.agent.api import Citation
 from yaksa.llm.client import LLMClient
 from yaksa.llm.config import ROLES, LLMConfig
+from yaksa.llm.evidence import Citation
 
 TYLENOL = "타이레놀정500밀리그람(아세트아미노펜)"
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.agent.api import Citation
 from yaksa.llm.context import SYSTEM_PROMPT, assemble_prompt, section_budgets
+from yaksa.llm.evidence import Citation
 from yaksa.llm.tokens import estimate_tokens
 
 

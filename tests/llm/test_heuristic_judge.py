@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.extractive import extractive_answer
 from yaksa.llm.heuristic_judge import heuristic_judge
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.rule_verifier import rule_correct, verify_rules
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 

@@ -23,6 +23,40 @@ def test_a_new_measurement_of_the_same_vital_still_supersedes_the_old_one() -> N
     assert not supersedes(SlotItem("vitals", "glucose", 150.0, "mg/dL"), bp("150/95"))
 
 
+@pytest.mark.parametrize(("new", "kept"), [
+    ("153/97", "150/95"),     # within ±5 on both numbers: the same reading restated, the stored one kept
+    ("145/100", "150/95"),    # the edges of the tolerance are inside it
+    ("156/95", "156/95"),     # systolic 6 off: a new measurement, the latest wins
+    ("150/101", "150/101"),   # diastolic 6 off
+    ("170/100", "170/100"),
+])
+def test_the_blood_pressure_tolerance_decides_which_reading_is_kept(new: str, kept: str) -> None:
+    old = bp("150/95")
+    assert supersedes(bp(new), old)                   # one row either way: vitals are single-valued
+    assert merge(old, bp(new)).value == kept
+
+
+def test_a_restated_reading_keeps_the_stored_surface_and_takes_a_concept_id() -> None:
+    old = SlotItem("vitals", "blood_pressure", "150/95", "mmHg", text="혈압 150/95")
+    new = SlotItem("vitals", "blood_pressure", "152/96", "mmHg", concept_id="C0005823", text="152에 96")
+    assert merge(old, new) == SlotItem("vitals", "blood_pressure", "150/95", "mmHg", concept_id="C0005823",
+                                       text="혈압 150/95")
+
+
+def test_a_shared_concept_id_does_not_make_a_new_reading_the_same() -> None:
+    old = SlotItem("vitals", "blood_pressure", "150/95", "mmHg", concept_id="C0005823")
+    new = SlotItem("vitals", "blood_pressure", "170/100", "mmHg", concept_id="C0005823")
+    assert not same_fact(new, old) and merge(old, new).value == "170/100"
+
+
+def test_labs_use_their_own_tolerance() -> None:
+    def hba1c(v: float) -> SlotItem:
+        return SlotItem("labs", "hba1c", v, "%")
+
+    assert merge(hba1c(7.0), hba1c(7.1)).value == 7.0
+    assert merge(hba1c(7.0), hba1c(7.5)).value == 7.5
+
+
 @pytest.mark.parametrize(("name", "new", "old", "expected"), [
     ("glucose", 185.0, 180, True),
     ("glucose", 186.0, 180.0, False),
@@ -57,4 +91,4 @@ def test_merge_keeps_newest_value_and_any_concept_id() -> None:
     new = SlotItem("medications", "타이레놀", text="타이레놀을")
     merged = merge(old, new)
     assert merged.text == "타이레놀을" and merged.concept_id == "YK:tylenol"
-    assert merge(bp("150/95"), bp("153/97")).value == "153/97"
+    assert merge(SlotItem("demographics", "age", 65), SlotItem("demographics", "age", 66)).value == 66

@@ -60,11 +60,19 @@ def test_weights_decay_and_faded_facts_leave_the_profile_but_stay_listed(store: 
     assert "최근 혈압 150/95 mmHg (방금)" in store.summary("u1", now=now)
 
 
-def test_a_restated_reading_updates_the_one_row(store: ProfileStore) -> None:
+def test_a_restated_reading_refreshes_the_stored_one(store: ProfileStore) -> None:
     store.add("u1", [bp("150/95")], at=T0)
     assert store.add("u1", [bp("153/97")], at=T0 + timedelta(hours=1)) == 1
     (entry,) = store.items("u1", now=T0 + timedelta(hours=1))
-    assert entry.item.value == "153/97" and entry.stored_at == T0 + timedelta(hours=1)
+    assert entry.item.value == "150/95" and entry.stored_at == T0 + timedelta(hours=1)
+
+
+def test_restatements_do_not_let_a_reading_creep(store: ProfileStore) -> None:
+    # Each restatement is within 5 mmHg of the stored 150/95, which stays; 158/95 is 8 off: a new reading.
+    for hour, value in enumerate(["150/95", "154/95", "155/99", "158/95"]):
+        store.add("u1", [bp(value)], at=T0 + timedelta(hours=hour))
+    (entry,) = store.items("u1", now=T0 + timedelta(hours=3))
+    assert entry.item.value == "158/95" and entry.stored_at == T0 + timedelta(hours=3)
 
 
 def test_a_new_measurement_outside_tolerance_replaces_the_old_one(store: ProfileStore) -> None:
@@ -89,11 +97,69 @@ def test_duplicates_within_one_turn_and_across_turns_collapse(store: ProfileStor
 
 def test_forget_erases_one_user_only(store: ProfileStore) -> None:
     store.add("u1", patient(), at=T0)
+    store.add_turn("u1", "타이레놀 먹어도 되나요?", "네.", at=T0)
     store.add("u2", [SlotItem("symptoms", "기침")], at=T0)
+    store.add_turn("u2", "기침약 추천해 주세요", "덱스트로메토르판 ...", at=T0)
     assert store.forget("u1") is True
     assert store.forget("u1") is False
-    assert store.to_json("u1") == {"user_id": "u1", "summary": "", "items": []}
+    assert store.to_json("u1") == {"user_id": "u1", "summary": "", "items": [], "history": []}
     assert store.terms("u2", now=T0) == ["기침"]
+    assert [m["content"] for m in store.recent_turns("u2", 3)] == ["기침약 추천해 주세요", "덱스트로메토르판 ..."]
+
+
+def test_recent_turns_are_chat_messages_oldest_first(store: ProfileStore) -> None:
+    for i in range(4):
+        store.add_turn("u1", f"질문 {i}", f"답변 {i}", at=T0 + timedelta(minutes=i))
+    assert store.recent_turns("u1", 2) == [
+        {"role": "user", "content": "질문 2"}, {"role": "assistant", "content": "답변 2"},
+        {"role": "user", "content": "질문 3"}, {"role": "assistant", "content": "답변 3"}]
+    assert len(store.recent_turns("u1", 10)) == 8
+    assert store.recent_turns("u1", 0) == [] and store.recent_turns("u2", 3) == []
+    # Same instant: insertion order decides; an older `at` sorts before newer turns.
+    store.add_turn("u2", "a", "1", at=T0)
+    store.add_turn("u2", "b", "2", at=T0)
+    store.add_turn("u2", "earlier", "0", at=T0 - timedelta(hours=1))
+    assert [m["content"] for m in store.recent_turns("u2", 3) if m["role"] == "user"] == ["earlier", "a", "b"]
+
+
+def test_history_is_trimmed_on_insert_and_shown_in_the_profile(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path / "p.duckdb", max_turns=3)
+    for i in range(5):
+        store.add_turn("u1", f"질문 {i}", f"답변 {i}", at=T0 + timedelta(minutes=i))
+    assert [m["content"] for m in store.recent_turns("u1", 10)][::2] == ["질문 2", "질문 3", "질문 4"]
+    assert [m["content"] for m in store.to_json("u1")["history"]][::2] == ["질문 2", "질문 3", "질문 4"]
+    with pytest.raises(ValueError, match="max_turns"):
+        ProfileStore(tmp_path / "p.duckdb", max_turns=0)
+
+
+def test_history_is_shared_by_workers_and_survives_restarts(store: ProfileStore) -> None:
+    other_worker = ProfileStore(store.path)
+    store.add_turn("u1", "타이레놀 먹어도 되나요?", "네.", at=T0)
+    assert other_worker.recent_turns("u1", 3)[0]["content"] == "타이레놀 먹어도 되나요?"
+    assert other_worker.forget("u1") and store.recent_turns("u1", 3) == []
+
+
+def test_identifiers_are_not_kept_in_the_history(store: ProfileStore) -> None:
+    store.add_turn("dave", "제 이름은 홍길동이고 010-1234-5678 인데 65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?",
+                   "이부프로펜은 ...", at=T0)
+    (question, _) = store.recent_turns("dave", 1)
+    assert question["content"] == "65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?"
+    assert "홍길동" not in store.path.read_bytes().decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(("call", "error"), [
+    (lambda s: s.add_turn("u1", "  ", "답"), ValueError),
+    (lambda s: s.add_turn("u1", "질문", None), TypeError),
+    (lambda s: s.add_turn("", "질문", "답"), ValueError),
+    (lambda s: s.add_turn("u1", "질문", "답", at=datetime(2026, 1, 1)), ValueError),
+    (lambda s: s.recent_turns("u1", -1), ValueError),
+    (lambda s: s.recent_turns("u1", True), ValueError),
+])
+def test_bad_turns_are_rejected(store: ProfileStore, call, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        call(store)
+    with pytest.raises(error):
+        call(NullProfileStore())
 
 
 @pytest.mark.parametrize("user_id", ["", "   ", "x" * 129, "a\nb", None])
@@ -163,6 +229,8 @@ def test_memory_mode_none_remembers_nothing(tmp_path: Path) -> None:
     assert null.add("u1", patient()) == 0
     assert null.items("u1") == [] and null.summary("u1") == "" and null.terms("u1") == []
     assert null.forget("u1") is False and null.to_json("u1")["items"] == []
+    null.add_turn("u1", "타이레놀 먹어도 되나요?", "네.")
+    assert null.recent_turns("u1", 3) == [] and null.to_json("u1")["history"] == []
     assert not (tmp_path / "p.duckdb").exists()
     with pytest.raises(ValueError, match="user_id"):
         null.summary("")

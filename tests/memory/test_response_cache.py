@@ -1,17 +1,33 @@
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import json
 import logging
+import multiprocessing
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from yaksa.memory.response_cache import ResponseCache
+from yaksa.memory.response_cache import CacheHit, ResponseCache
 
-DRUGS = ("타이레놀", "게보린", "아세트아미노펜")
+DRUGS = ("타이레놀", "게보린", "아세트아미노펜", "이부프로펜")
 V1, V2 = "20260301-000000-aaaa", "20260302-000000-bbbb"
+SCOPE, OTHER_SCOPE = "in_scope:oos-v1", "in_scope:oos-v2"
+DAVE = "제 이름은 홍길동이고 010-1234-5678 인데 65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?"
+
+
+def random_vector(text: str) -> np.ndarray:
+    """A deterministic random direction per text: distinct texts are far apart, equal texts identical."""
+    seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+    return np.random.default_rng(seed).standard_normal(32).astype(np.float32)
+
+
+def no_entities(text: str) -> frozenset[str]:
+    return frozenset()
 
 
 def drug_entities(text: str) -> frozenset[str]:
@@ -32,100 +48,200 @@ def answer(text: str) -> dict[str, object]:
 PERMIT = answer("타이레놀은 1회 500 mg까지 드실 수 있습니다 [문서 1]. 또한 전문가와 꼭 상담하세요.")
 
 
+def put(cache: ResponseCache, query: str, ans: dict[str, object] = PERMIT, version: str = V1,
+        owner: str = "erin", scope: str = SCOPE) -> bool:
+    return cache.store(query, ans, version, verified=True, owner=owner, scope=scope)
+
+
 def test_prohibition_never_gets_the_permission_answer(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
     yes, no = "타이레놀 먹어도 되나요", "타이레놀 먹으면 안 되나요"
     assert float(e5(yes) @ e5(no)) > 0.85          # the embedding alone would call them the same
     cache = ResponseCache(tmp_path / "c.npz", e5, drug_entities)
-    assert cache.store(yes, PERMIT, V1, verified=True)
-    assert cache.lookup(no, V1) is None
-    assert cache.lookup("타이레놀먹으면안돼요?", V1) is None
+    assert put(cache, yes)
+    assert cache.lookup(no, V1, SCOPE) is None
+    assert cache.lookup("타이레놀먹으면안돼요?", V1, SCOPE) is None
 
 
-def test_paraphrase_hits(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
+def test_paraphrase_hits_and_the_hit_carries_no_question(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "c.npz", e5, drug_entities)
-    cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    hit = cache.lookup("타이레놀 먹어도 돼요?", V1)
+    put(cache, "타이레놀 먹어도 되나요")
+    hit = cache.lookup("타이레놀 먹어도 돼요?", V1, SCOPE)
     assert hit is not None
-    assert hit.query == "타이레놀 먹어도 되나요" and hit.answer == PERMIT and hit.bundle_version == V1
+    assert [f.name for f in dataclasses.fields(CacheHit)] == ["entry_id", "similarity", "answer", "bundle_version"]
+    assert hit.answer == PERMIT and hit.bundle_version == V1
     assert 0.85 <= hit.similarity <= 1.0 + 1e-6
+    assert len(hit.entry_id) == 16 and int(hit.entry_id, 16) >= 0
+    assert hit.entry_id not in hashlib.sha256("타이레놀 먹어도 되나요".encode()).hexdigest()   # keyed, not guessable
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE).entry_id == hit.entry_id           # stable
+    assert ResponseCache(cache.path, e5, drug_entities).lookup("타이레놀 먹어도 돼요?", V1, SCOPE).entry_id == hit.entry_id
     hit.answer["answer"] = "changed by the caller"
-    assert cache.lookup("타이레놀 먹어도 되나요", V1).answer == PERMIT   # callers get copies
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE).answer == PERMIT   # callers get copies
+    assert "타이레놀 먹어도" not in cache.path.read_bytes().decode("utf-8", "replace")  # question text never kept
 
 
 def test_another_drug_misses_even_when_similar(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
     assert float(e5("타이레놀 먹어도 되나요") @ e5("게보린 먹어도 되나요")) > 0.85
     cache = ResponseCache(None, e5, drug_entities)
-    cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    assert cache.lookup("게보린 먹어도 되나요", V1) is None
-    assert cache.lookup("오늘 날씨 어때요", V1) is None
+    put(cache, "타이레놀 먹어도 되나요")
+    assert cache.lookup("게보린 먹어도 되나요", V1, SCOPE) is None
+    assert cache.lookup("오늘 날씨 어때요", V1, SCOPE) is None
 
 
-def test_unverified_answers_are_not_stored(e5: Callable[[str], np.ndarray]) -> None:
+def test_only_the_scope_an_entry_was_stored_under_hits() -> None:
+    cache = ResponseCache(None, random_vector, no_entities)
+    assert put(cache, "타이레놀 먹어도 되나요", scope=SCOPE)
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is not None
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, OTHER_SCOPE) is None
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, "  ") is None
+    assert put(cache, "타이레놀 먹어도 되나요", scope=OTHER_SCOPE)      # same question: its entry is replaced
+    assert len(cache) == 1 and cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None
+
+
+def test_what_is_refused(e5: Callable[[str], np.ndarray]) -> None:
     cache = ResponseCache(None, e5, drug_entities)
-    assert cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=False) is False
-    assert len(cache) == 0 and cache.lookup("타이레놀 먹어도 되나요", V1) is None
+    q = "타이레놀 먹어도 되나요"
+    assert cache.store(q, PERMIT, V1, verified=False, owner="erin", scope=SCOPE) is False
+    assert put(cache, q, scope="") is False
+    assert put(cache, DAVE, answer("이부프로펜은 ... [문서 1]"), owner="dave") is False
+    assert put(cache, "my email is dave@example.com, can I take 타이레놀?") is False
+    assert put(cache, q, answer("홍길동님, 010-1234-5678로 연락드릴게요")) is False   # the answer text too
+    assert len(cache) == 0 and cache.lookup(q, V1, SCOPE) is None
+
+
+def test_erased_user_leaves_no_trace_for_the_next_asker(tmp_path: Path) -> None:
+    # The review's case: dave's question is never stored; erin's hit shows nothing of anyone's words.
+    path = tmp_path / "c.npz"
+    dave_worker, erin_worker = (ResponseCache(path, random_vector, no_entities) for _ in range(2))
+    medical = "65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?"
+    assert put(dave_worker, DAVE, owner="dave") is False
+    assert put(dave_worker, medical, owner="dave")
+    assert erin_worker.lookup(medical, V1, SCOPE) is not None
+    assert dave_worker.forget_user("dave") == 1
+    assert erin_worker.lookup(medical, V1, SCOPE) is None        # the other worker sees the erasure
+    assert put(erin_worker, "게보린 먹어도 되나요", owner="erin")   # and its store does not revive dave's entry
+    assert dave_worker.lookup(medical, V1, SCOPE) is None and len(ResponseCache(path, random_vector, no_entities)) == 1
+    raw = path.read_bytes().decode("utf-8", "replace")
+    assert "dave" not in raw and "홍길동" not in raw and "010-1234" not in raw
+
+
+def test_forget_user_erases_only_that_user(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.npz", random_vector, no_entities)
+    for i in range(3):
+        put(cache, f"dave {i}", owner="dave")
+    put(cache, "erin 0", owner="erin")
+    assert cache.forget_user("dave") == 3 and cache.forget_user("dave") == 0
+    assert len(cache) == 1 and cache.lookup("erin 0", V1, SCOPE) is not None
+    assert len(ResponseCache(cache.path, random_vector, no_entities)) == 1
+    with pytest.raises(ValueError, match="user_id"):
+        cache.forget_user("")
 
 
 def test_a_new_bundle_version_empties_the_cache(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
     path = tmp_path / "c.npz"
     cache = ResponseCache(path, e5, drug_entities)
-    cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    assert cache.lookup("타이레놀 먹어도 되나요", V2) is None
+    put(cache, "타이레놀 먹어도 되나요")
+    assert cache.lookup("타이레놀 먹어도 되나요", V2, SCOPE) is None
     assert len(cache) == 0 and cache.bundle_version == V2
-    assert cache.lookup("타이레놀 먹어도 되나요", V1) is None          # going back does not revive it
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None          # going back does not revive it
     assert len(ResponseCache(path, e5, drug_entities)) == 0          # the emptied cache was persisted
 
-    cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
+    put(cache, "타이레놀 먹어도 되나요")
     cache.set_bundle_version(V2)
     assert len(cache) == 0
-    cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    cache.store("게보린 먹어도 되나요", answer("게보린 [문서 1]"), V2, verified=True)
-    assert len(cache) == 1 and cache.lookup("타이레놀 먹어도 되나요", V2) is None
+    put(cache, "타이레놀 먹어도 되나요")
+    put(cache, "게보린 먹어도 되나요", answer("게보린 [문서 1]"), version=V2)
+    assert len(cache) == 1 and cache.lookup("타이레놀 먹어도 되나요", V2, SCOPE) is None
 
 
 def test_persisted_and_reloaded(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
     path = tmp_path / "cache" / "responses.npz"
-    ResponseCache(path, e5, drug_entities).store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
+    put(ResponseCache(path, e5, drug_entities), "타이레놀 먹어도 되나요")
     reopened = ResponseCache(path, e5, drug_entities)
     assert reopened.bundle_version == V1
-    hit = reopened.lookup("타이레놀 먹어도 돼요?", V1)
+    hit = reopened.lookup("타이레놀 먹어도 돼요?", V1, SCOPE)
     assert hit is not None and hit.answer == PERMIT
-    assert reopened.lookup("타이레놀 먹으면 안 되나요", V1) is None    # the polarity guard survives reload
+    assert reopened.lookup("타이레놀 먹으면 안 되나요", V1, SCOPE) is None    # the polarity guard survives reload
 
 
-def test_another_worker_sees_new_entries(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
+def test_another_worker_sees_new_entries(tmp_path: Path) -> None:
     path = tmp_path / "c.npz"
-    a, b = ResponseCache(path, e5, drug_entities), ResponseCache(path, e5, drug_entities)
-    a.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    assert b.lookup("타이레놀 먹어도 돼요?", V1) is not None
-    b.store("게보린 먹어도 되나요", answer("게보린 [문서 1]"), V1, verified=True)
-    assert len(b) == 2 and len(ResponseCache(path, e5, drug_entities)) == 2
+    a, b = ResponseCache(path, random_vector, no_entities), ResponseCache(path, random_vector, no_entities)
+    put(a, "타이레놀 먹어도 되나요")
+    assert b.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is not None
+    put(b, "게보린 먹어도 되나요")
+    assert len(b) == 2 and len(ResponseCache(path, random_vector, no_entities)) == 2
+    put(a, "이부프로펜 먹어도 되나요")                # a's store starts from the file, so b's entry stays
+    assert len(a) == 3 and len(ResponseCache(path, random_vector, no_entities)) == 3
 
 
 def test_lru_eviction_keeps_recently_used(tmp_path: Path) -> None:
-    # One-hot vectors: each query is its own direction, so only exact queries hit.
     names = [f"약{i}" for i in range(4)]
-    onehot = {n: np.eye(8, dtype=np.float32)[i] for i, n in enumerate(names)}
     path = tmp_path / "c.npz"
-    cache = ResponseCache(path, onehot.__getitem__, lambda q: frozenset(), max_size=3)
+    cache = ResponseCache(path, random_vector, no_entities, max_size=3)
     for n in names[:3]:
-        cache.store(n, answer(n), V1, verified=True)
-    assert cache.lookup("약0", V1) is not None       # 약0 is now the most recent; 약1 the least
-    cache.store("약3", answer("약3"), V1, verified=True)
+        put(cache, n, answer(n))
+    assert cache.lookup("약0", V1, SCOPE) is not None       # 약0 is now the most recent; 약1 the least
+    put(cache, "약3", answer("약3"))
     assert len(cache) == 3
-    assert cache.lookup("약1", V1) is None
-    assert all(cache.lookup(n, V1) is not None for n in ("약0", "약2", "약3"))
-    cache.store("약2", answer("약2 again"), V1, verified=True)       # same query: replaced, not duplicated
-    reopened = ResponseCache(path, onehot.__getitem__, lambda q: frozenset(), max_size=3)
-    assert len(reopened) == 3 and reopened.lookup("약2", V1).answer["answer"] == "약2 again"
+    assert cache.lookup("약1", V1, SCOPE) is None
+    assert all(cache.lookup(n, V1, SCOPE) is not None for n in ("약0", "약2", "약3"))
+    put(cache, "약2", answer("약2 again"))       # same query: replaced, not duplicated
+    reopened = ResponseCache(path, random_vector, no_entities, max_size=3)
+    assert len(reopened) == 3 and reopened.lookup("약2", V1, SCOPE).answer["answer"] == "약2 again"
+
+
+def test_recency_from_hits_survives_another_workers_write(tmp_path: Path) -> None:
+    path = tmp_path / "c.npz"
+    a = ResponseCache(path, random_vector, no_entities, max_size=4)
+    b = ResponseCache(path, random_vector, no_entities, max_size=4)
+    for n in ("약0", "약1", "약2"):
+        put(a, n)
+    assert b.lookup("약0", V1, SCOPE) is not None     # a hit in worker b only: 약0 is b's most recent
+    put(a, "약X")                                       # a rewrites the file; b reloads it on its next use
+    assert b.lookup("약2", V1, SCOPE) is not None
+    put(b, "약3")                                       # the eviction still counts b's hit on 약0
+    assert all(b.lookup(n, V1, SCOPE) is not None for n in ("약0", "약2", "약X", "약3"))
+    assert b.lookup("약1", V1, SCOPE) is None
+
+
+def _store_many(path: str, owner: str, count: int, start: object) -> None:
+    cache = ResponseCache(Path(path), random_vector, no_entities)
+    start.wait(timeout=60)                              # all writers begin together
+    for i in range(count):
+        assert put(cache, f"{owner} question {i}", owner=owner)
+
+
+def _forget(path: str, owner: str) -> int:
+    return ResponseCache(Path(path), random_vector, no_entities).forget_user(owner)
+
+
+def test_worker_processes_never_lose_or_revive_entries(tmp_path: Path) -> None:
+    path, owners, count = str(tmp_path / "c.npz"), ("dave", "erin", "finn"), 20
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(len(owners))
+    workers = [ctx.Process(target=_store_many, args=(path, owner, count, start)) for owner in owners]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    here = ResponseCache(Path(path), random_vector, no_entities)
+    assert len(here) == 3 * count                       # no store lost to a concurrent read-modify-write
+    assert here.lookup("dave question 3", V1, SCOPE) is not None
+    with ctx.Pool(1) as pool:
+        assert pool.apply(_forget, (path, "dave")) == count
+    assert here.lookup("dave question 3", V1, SCOPE) is None      # erased by the other process
+    assert here.lookup("erin question 3", V1, SCOPE) is not None
+    put(here, "finn question 99", owner="finn")                    # a later store does not revive dave's
+    assert len(ResponseCache(Path(path), random_vector, no_entities)) == 2 * count + 1
 
 
 def test_style_variation_keeps_numbers_citations_and_drugs(e5: Callable[[str], np.ndarray]) -> None:
     cache = ResponseCache(None, e5, drug_entities, style_variation=True)
     text = ("타이레놀은 1회 500 mg, 하루 4,000 mg까지 [문서 1]. 또한 게보린과 같이 드시지 마세요 [문서 2]. "
             "따라서 전문가와 꼭 상담하세요.")
-    cache.store("타이레놀 먹어도 되나요", answer(text), V1, verified=True)
-    hit = cache.lookup("타이레놀 먹어도 돼요?", V1)
+    put(cache, "타이레놀 먹어도 되나요", answer(text))
+    hit = cache.lookup("타이레놀 먹어도 돼요?", V1, SCOPE)
     assert hit is not None
     out = hit.answer["answer"]
     assert out.count("타이레놀") == 1 and out.count("게보린") == 1
@@ -134,32 +250,50 @@ def test_style_variation_keeps_numbers_citations_and_drugs(e5: Callable[[str], n
     assert ResponseCache(None, e5, drug_entities).style_variation is False      # off by default
 
 
-def test_bad_input_is_rejected(e5: Callable[[str], np.ndarray]) -> None:
-    cache = ResponseCache(None, e5, drug_entities)
+def test_bad_input_is_rejected() -> None:
+    cache = ResponseCache(None, random_vector, no_entities)
     with pytest.raises(ValueError, match="query"):
-        cache.lookup("  ", V1)
+        cache.lookup("  ", V1, SCOPE)
+    with pytest.raises(TypeError, match="scope"):
+        cache.lookup("타이레놀", V1, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="bundle_version"):
-        cache.store("타이레놀 먹어도 되나요", PERMIT, "", verified=True)
+        put(cache, "타이레놀 먹어도 되나요", version="")
+    with pytest.raises(ValueError, match="user_id"):
+        put(cache, "타이레놀 먹어도 되나요", owner=" ")
     with pytest.raises(ValueError, match="JSON"):
-        cache.store("타이레놀 먹어도 되나요", {"answer": object()}, V1, verified=True)
+        put(cache, "타이레놀 먹어도 되나요", {"answer": object()})
     with pytest.raises(ValueError, match="threshold"):
-        ResponseCache(None, e5, drug_entities, threshold=1.5)
+        ResponseCache(None, random_vector, no_entities, threshold=1.5)
     with pytest.raises(ValueError, match="max_size"):
-        ResponseCache(None, e5, drug_entities, max_size=0)
-    zero = ResponseCache(None, lambda q: np.zeros(4, dtype=np.float32), drug_entities)
+        ResponseCache(None, random_vector, no_entities, max_size=0)
+    zero = ResponseCache(None, lambda q: np.zeros(4, dtype=np.float32), no_entities)
     with pytest.raises(ValueError, match="non-zero vector"):
-        zero.lookup("타이레놀", V1)
+        zero.lookup("타이레놀", V1, SCOPE)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
-def test_an_unreadable_file_starts_empty_with_a_warning(e5: Callable[[str], np.ndarray], tmp_path: Path,
-                                                       caplog: pytest.LogCaptureFixture, damage: str) -> None:
+def test_an_unreadable_file_starts_empty_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                       damage: str) -> None:
     path = tmp_path / "c.npz"
-    ResponseCache(path, e5, drug_entities).store("게보린 먹어도 되나요", PERMIT, V1, verified=True)
+    put(ResponseCache(path, random_vector, no_entities), "게보린 먹어도 되나요")
     raw = path.read_bytes()
     path.write_bytes(b"not an npz" if damage == "garbage" else raw[: len(raw) // 2])
     with caplog.at_level(logging.WARNING):
-        cache = ResponseCache(path, e5, drug_entities)
+        cache = ResponseCache(path, random_vector, no_entities)
     assert len(cache) == 0 and "unreadable" in caplog.text
-    assert cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True)
-    assert len(ResponseCache(path, e5, drug_entities)) == 1
+    assert put(cache, "타이레놀 먹어도 되나요")
+    assert len(ResponseCache(path, random_vector, no_entities)) == 1
+
+
+def test_an_old_format_file_with_question_texts_is_scrubbed_on_start(tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.npz"
+    meta = {"format": 1, "bundle_version": V1, "clock": 1, "entries": [
+        {"query": DAVE, "answer": PERMIT, "cues": ["permission"], "negators": 0, "entities": [], "last_used": 1}]}
+    with open(path, "wb") as fh:
+        np.savez(fh, vectors=random_vector(DAVE)[None, :],
+                 meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8))
+    with caplog.at_level(logging.WARNING):
+        cache = ResponseCache(path, random_vector, no_entities)
+    assert len(cache) == 0 and "format 1" in caplog.text
+    assert "홍길동" not in path.read_bytes().decode("utf-8", "replace")

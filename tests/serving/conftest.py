@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from serving.app import create_app
@@ -73,3 +78,34 @@ def client(settings: Settings) -> Iterator[TestClient]:
     """One ready app per test module, for tests that do not need their own configuration."""
     with serving_client(settings) as client:
         yield client
+
+
+@contextmanager
+def live_server(app: Litestar) -> Iterator[str]:
+    """`app` under a real uvicorn on 127.0.0.1 (a free port), ready; yields its base URL.
+
+    Why not TestClient: its peer is "testclient" and its Host "testserver.local", so open mode
+    (loopback peers and Host names only) can only be exercised over a real socket.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise AssertionError("server did not become ready")
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

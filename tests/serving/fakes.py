@@ -1,9 +1,13 @@
-"""A stand-in for the agent that streams like the real one, built on the real searcher.
+"""A stand-in for the agent that streams like the real one, built on the real searcher and scope stage.
 
 Why a fake: the serving layer is tested against the TurnRunner contract, not the agent's
-behaviour. It still does real work: it searches the loaded bundle, streams an extractive answer
-token by token, cites the hits with their text, and remembers questions per user; it can also
-fail mid-stream the way a dropped LLM connection does.
+behaviour. It still does real work: the real scope stage decides whether a question is answered
+at all (an out-of-scope one is refused with `blocked` and no `web_query`), greetings get a reply
+(before the scope stage) and no `web_query`, an answered question emits `web_query` with its identifiers removed (the real
+`yaksa.privacy.redact_identifiers`), then the fake searches the loaded bundle, streams an
+extractive answer token by token, cites the hits with their text, and remembers questions per
+user; it can also fail mid-stream the way a dropped LLM connection does. `search` is the real
+`search_in_scope`, as the production runner's is.
 """
 
 from __future__ import annotations
@@ -13,12 +17,18 @@ import threading
 import time
 from typing import Any
 
-from yaksa.agent.api import Citation, EventSink, TurnResult
+from yaksa.agent.api import EventSink, TurnResult
 from yaksa.config import Settings
+from yaksa.llm.evidence import Citation
+from yaksa.privacy import redact_identifiers
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.search import search_in_scope
+from yaksa.scope.stage import ScopeStage
 
-NODES = ("classify_intent", "retrieve", "generate_answer", "quality_check")
+NODES = ("scope", "classify_intent", "retrieve", "generate_answer", "quality_check")
+GREETINGS = frozenset({"안녕하세요", "안녕", "hello", "hi"})
+REFUSAL = "약과 건강에 관한 질문에만 답할 수 있습니다."
 
 
 class LLMStreamError(ConnectionError):
@@ -27,25 +37,46 @@ class LLMStreamError(ConnectionError):
 
 class FakeRunner:
     def __init__(self, loaded: LoadedBundle, settings: Settings, memory: dict[str, list[str]],
-                 fail_after_tokens: int | None = None, failures: int = 1, token_delay: float = 0.0) -> None:
+                 fail_after_tokens: int | None = None, failures: int = 1, token_delay: float = 0.0,
+                 extra_events: tuple[tuple[str, dict[str, Any]], ...] = ()) -> None:
         self.searcher = Searcher(loaded, settings.retrieval)
+        self.scope = ScopeStage(loaded, settings.retrieval, self.searcher.query_vector, scope_params=settings.scope,
+                                cache_dir=settings.paths.embedding_cache)
+        self.profiles = set(settings.agent.profiles)
         self.bundle_version: str | None = loaded.version
         self.memory = memory  # shared across reloads, like the persistent ProfileStore
         self.fail_after_tokens = fail_after_tokens  # the first `failures` runs drop after this many tokens
         self.failures = failures
         self.token_delay = token_delay
+        self.extra_events = extra_events  # emitted first in every turn: to test a runner that breaks the contract
+        self.web_queries: list[str] = []  # what this runner handed to the server for a web search
+        self.calls: list[dict[str, Any]] = []  # (question, user_id, profile) of every run
         self._lock = threading.Lock()
 
     def run(self, question: str, user_id: str, profile: str | None = None,
             on_event: EventSink | None = None) -> TurnResult:
         emit = on_event or (lambda _name, _payload: None)
-        if profile not in (None, "full", "baseline"):
+        with self._lock:
+            self.calls.append({"question": question, "user_id": user_id, "profile": profile})
+        if profile is not None and profile not in self.profiles:
             raise ValueError(f"unknown profile {profile!r}")
-        emit("status", {"node": NODES[0], "state": "end"})
+        for name, payload in self.extra_events:
+            emit(name, payload)
+        if question.strip().lower().rstrip("!.?") in GREETINGS:  # a reply, not a question: nothing to search
+            return self._result("안녕하세요! 약에 대해 궁금한 점을 물어보세요.", [], blocked=False, nodes=NODES[:1])
+        emit("status", {"node": "scope", "state": "start"})
+        decision = self.scope.decide(question)
+        emit("status", {"node": "scope", "state": "end", "in_scope": decision.in_scope})
+        if not decision.in_scope:
+            return self._result(REFUSAL, [], blocked=True, nodes=NODES[:1])
+        web_query = redact_identifiers(question)
+        with self._lock:
+            self.web_queries.append(web_query)
+        emit("web_query", {"query": web_query})
+        emit("status", {"node": NODES[1], "state": "end"})
         emit("status", {"node": "retrieve", "state": "start"})
-        result = self.searcher.search(question, k=3)
-        emit("status", {"node": "retrieve", "state": "end", "hits": len(result.hits)})
-        hits = result.hits
+        hits = self.searcher.search(question, k=3).hits
+        emit("status", {"node": "retrieve", "state": "end", "hits": len(hits)})
         first = " ".join(hits[0].text.split())[:60] if hits else ""
         answer = f"{hits[0].title}: {first} [문서 1]. 전문가와 꼭 상담하세요." if hits else "자료가 없습니다."
         emit("status", {"node": "generate_answer", "state": "start"})
@@ -61,9 +92,11 @@ class FakeRunner:
         emit("done", {"ignored": True})
         with self._lock:
             self.memory.setdefault(user_id, []).append(question)
-        return TurnResult(answer=answer, citations=citations, blocked=result.blocked,
-                          bundle_version=self.bundle_version,
-                          trace={"nodes": list(NODES), "iterations": 1, "scores": {"quality": 0.8},
+        return self._result(answer, citations, blocked=False, nodes=NODES)
+
+    def _result(self, answer: str, citations: list[Citation], blocked: bool, nodes: tuple[str, ...]) -> TurnResult:
+        return TurnResult(answer=answer, citations=citations, blocked=blocked, bundle_version=self.bundle_version,
+                          trace={"nodes": list(nodes), "iterations": 1, "scores": {"quality": 0.8},
                                  "bundle_version": self.bundle_version},
                           verification={"grounded": True})
 
@@ -71,6 +104,9 @@ class FakeRunner:
         with self._lock:
             self.failures -= 1
             return self.failures >= 0
+
+    def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> dict[str, Any]:
+        return search_in_scope(self.scope, self.searcher, query, k, collections)
 
     def profile(self, user_id: str) -> dict[str, Any]:
         with self._lock:

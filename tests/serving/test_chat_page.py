@@ -6,19 +6,16 @@ The server runs in open mode (no keys: loopback only), exactly as `yaksa serve` 
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from serving.app import create_app
 from serving.config import ServingConfig
+from tests.serving.conftest import live_server
 from tests.serving.fakes import fake_factory
 from yaksa.config import Settings
 
@@ -27,32 +24,10 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed
 QUESTION = "두통에 먹는 약 알려줘"
 
 
-def serve(app) -> Iterator[str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/readyz").status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    else:
-        raise AssertionError("server did not become ready")
-    yield url
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()
-
-
 @pytest.fixture()
 def server_url(settings: Settings) -> Iterator[str]:
-    yield from serve(create_app(settings, fake_factory(token_delay=0.05), ServingConfig(rate_per_sec=0.0)))
+    with live_server(create_app(settings, fake_factory(token_delay=0.05), ServingConfig(rate_per_sec=0.0))) as url:
+        yield url
 
 
 @pytest.fixture()
@@ -60,7 +35,8 @@ def real_agent_url(settings: Settings, tmp_path: Path, monkeypatch: pytest.Monke
     """The production agent (offline: no LLM endpoint) on the tiny bundle, memory and cache in tmp."""
     monkeypatch.delenv("YAKSA_LLM_BASE_URL", raising=False)
     agent = replace(settings.agent, memory_path=str(tmp_path / "p.duckdb"), cache_path=str(tmp_path / "c.npz"))
-    yield from serve(create_app(replace(settings, agent=agent), None, ServingConfig(rate_per_sec=0.0)))
+    with live_server(create_app(replace(settings, agent=agent), None, ServingConfig(rate_per_sec=0.0))) as url:
+        yield url
 
 
 def test_ask_stream_and_open_a_citation(server_url: str, tmp_path: Path) -> None:

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from serving.config import load_serving_config, parse_api_keys
+from serving.config import load_serving_config, params_path, parse_api_keys
+from yaksa.config import ConfigError
 
 
 def test_keys_are_bound_to_users_and_labelled_without_the_secret() -> None:
@@ -29,3 +32,24 @@ def test_environment_defaults_and_errors() -> None:
         load_serving_config({"YAKSA_RATE_BURST": "lots"})
     with pytest.raises(ValueError, match="YAKSA_MAX_BODY_BYTES"):
         load_serving_config({"YAKSA_MAX_BODY_BYTES": "10"})
+
+
+def test_profile_choice_flag() -> None:
+    assert load_serving_config({}).allow_profile_choice is False
+    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "1"}).allow_profile_choice is True
+    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "0"}).allow_profile_choice is False
+    with pytest.raises(ValueError, match="YAKSA_ALLOW_PROFILE_CHOICE"):
+        load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "maybe"})
+
+
+def test_params_path_prefers_the_option_then_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine, theirs = tmp_path / "mine.yaml", tmp_path / "theirs.yaml"
+    mine.write_text("{}\n")
+    theirs.write_text("{}\n")
+    assert params_path(mine, {"YAKSA_PARAMS": str(theirs)}) == mine
+    assert params_path(None, {"YAKSA_PARAMS": str(theirs)}) == theirs
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text("{}\n")
+    assert params_path(None, {}) == Path("params.yaml")
+    with pytest.raises(ConfigError, match=r"params file not found: .*nope.yaml \(from YAKSA_PARAMS\)"):
+        params_path(None, {"YAKSA_PARAMS": str(tmp_path / "nope.yaml")})

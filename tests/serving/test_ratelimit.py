@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving.ratelimit import TokenBuckets, retry_after_header
+from serving.ratelimit import TokenBuckets, retry_after_seconds
 
 
 class Clock:
@@ -35,4 +35,4 @@ def test_bad_settings_and_retry_after_rounding() -> None:
         TokenBuckets(rate_per_sec=-1, burst=1)
     with pytest.raises(ValueError):
         TokenBuckets(rate_per_sec=1, burst=0)
-    assert [retry_after_header(w) for w in (0.01, 1.0, 1.2)] == ["1", "1", "2"]
+    assert [retry_after_seconds(w) for w in (0.01, 1.0, 1.2)] == [1, 1, 2]

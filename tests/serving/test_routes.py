@@ -53,7 +53,7 @@ def test_chat_streams_events_in_order(client: TestClient) -> None:
 
 
 def test_chat_without_streaming_returns_one_json_object(client: TestClient) -> None:
-    body = client.post("/v1/chat", json={"question": "타이레놀 복용법", "user_id": "alice", "stream": False,
+    body = client.post("/v1/chat", json={"question": "두통에 먹는 약", "user_id": "alice", "stream": False,
                                          "web": False}, headers=ALICE).json()
     assert "[문서 1]" in body["answer"] and body["citations"][0]["text"]
     assert body["web_refs"] == {"results": [], "reason": "not requested"}

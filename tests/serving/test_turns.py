@@ -37,10 +37,11 @@ def test_web_references_arrive_as_their_own_event(settings: Settings, fake_tavil
     with serving_client(settings) as client:
         events = sse_events(client.post("/v1/chat", json={"question": "타이레놀 복용법", "user_id": "alice"},
                                         headers=ALICE).text)
+        web_queries = client.app.state.holder.current.runner.web_queries
     refs = dict(events)["web_refs"]
     assert refs["reason"] is None and [r["url"] for r in refs["results"]] == ["https://example.org/a",
                                                                               "https://example.org/b"]
-    assert fake_tavily.requests[0]["body"]["query"] == "타이레놀 복용법"
+    assert [r["body"]["query"] for r in fake_tavily.requests] == web_queries == ["타이레놀 복용법"]
     answer = dict(events)["answer"]["text"]
     assert "example.org" not in answer and "아세트아미노펜" not in answer  # never fed to generation
     assert [n for n, _ in events][-1] == "done"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 
 import pytest
@@ -20,6 +21,17 @@ def test_results_come_from_the_api_cleaned_and_capped(fake_tavily: type[FakeTavi
     assert sent["path"] == "/search" and sent["auth"] == "Bearer tvly-test-key"
     assert sent["body"]["query"] == "타이레놀 복용법" and sent["body"]["max_results"] == 5
     assert len(asyncio.run(search_web("두통", max_results=1)).results) == 1
+
+
+def test_only_the_given_query_is_sent(fake_tavily: type[FakeTavily]) -> None:
+    """The body carries the query once and no other text (the caller has already redacted it)."""
+    asyncio.run(search_web("아세트아미노펜 용량", max_results=3))
+    [sent] = fake_tavily.requests
+    body = sent["body"]
+    assert body["query"] == "아세트아미노펜 용량"
+    assert json.dumps(body, ensure_ascii=False).count("아세트아미노펜") == 1
+    free_text = [v for k, v in body.items() if isinstance(v, str) and k != "query" and not v.isascii()]
+    assert free_text == []
 
 
 def test_timeout_gives_an_empty_list_and_a_reason(fake_tavily: type[FakeTavily]) -> None:

@@ -9,32 +9,25 @@ produced), `answer`, `citations`, `verification`, `done`, `error`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from yaksa.llm.evidence import Citation
+
 EventSink = Callable[[str, dict[str, Any]], None]
-EVENT_NAMES: tuple[str, ...] = ("status", "token", "answer", "citations", "verification", "done", "error")
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A source the answer cites as `[문서 n]`."""
-
-    n: int
-    doc_id: str
-    collection: str
-    title: str
-    section: str
-    text: str
-    score: float
-    metadata: dict[str, Any] = field(default_factory=dict)
+# `web_query` (the question as it may be sent to a web search: only for in-scope questions, with
+# personal identifiers and the user's statements about themselves removed) is for the server, not
+# the client
+EVENT_NAMES: tuple[str, ...] = ("status", "token", "web_query", "answer", "citations", "verification", "done",
+                                "error")
+MAX_QUESTION_CHARS = 2000   # one limit for the service, the CLI and the runner
 
 
 @dataclass
 class TurnResult:
     answer: str
     citations: list[Citation]
-    blocked: bool                      # refused by the out-of-scope guard (no LLM call was made)
+    blocked: bool                      # refused by the scope stage (nothing but the refusal ran)
     bundle_version: str | None
     trace: dict[str, Any]              # nodes, iterations, scores, timings_ms, llm_calls, cache
     verification: dict[str, Any] | None = None
@@ -53,7 +46,11 @@ class TurnRunner(Protocol):
 
     def run(self, question: str, user_id: str, profile: str | None = None,
             on_event: EventSink | None = None) -> TurnResult:
-        """Answer `question` for `user_id` under the ablation `profile`, reporting events as they happen."""
+        """Answer `question` for `user_id` under the ablation `profile`, reporting events as they happen.
+
+        `web_query` is emitted at most once, only for a question that passed the scope stage, with the
+        asking part of the message alone and personal identifiers removed: the one text a web search
+        may be sent. ValueError for input the runner refuses (the service answers 400)."""
         ...
 
     def profile(self, user_id: str) -> dict[str, Any]:
@@ -62,4 +59,8 @@ class TurnRunner(Protocol):
 
     def forget(self, user_id: str) -> bool:
         """Erase everything remembered about `user_id`; False when nothing was stored."""
+        ...
+
+    def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> dict[str, Any]:
+        """Retrieval only, behind the same scope stage as a turn (the `/v1/search` wire format)."""
         ...

@@ -6,8 +6,6 @@ a new AgentDeps (and graph) beside the old one, so a turn never mixes two bundle
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from dataclasses import dataclass, field
 
 from yaksa.config import AgentFlags, AgentParams
@@ -16,40 +14,19 @@ from yaksa.llm.client import LLMClient
 from yaksa.memory.profile_store import NullProfileStore, ProfileStore
 from yaksa.memory.response_cache import ResponseCache
 from yaksa.retrieval.searcher import Searcher
-
-
-@dataclass
-class History:
-    """The last few question/answer pairs per user, in process memory (the profile is what persists)."""
-
-    turns: int
-    _by_user: dict[str, deque] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def recent(self, user_id: str) -> list[dict[str, str]]:
-        with self._lock:
-            return [m for pair in self._by_user.get(user_id, ()) for m in pair]
-
-    def add(self, user_id: str, question: str, answer: str) -> None:
-        with self._lock:
-            q = self._by_user.setdefault(user_id, deque(maxlen=max(self.turns, 1)))
-            q.append(({"role": "user", "content": question}, {"role": "assistant", "content": answer}))
-
-    def forget(self, user_id: str) -> None:
-        with self._lock:
-            self._by_user.pop(user_id, None)
+from yaksa.scope.stage import ScopeStage
 
 
 @dataclass
 class AgentDeps:
     params: AgentParams
-    searcher: Searcher
+    scope: ScopeStage                 # decided first on every turn (yaksa.scope)
+    searcher: Searcher                # one per bundle: the agent's and /v1/search's
     extractor: SlotExtractor          # MedCAT + regex (regex only when no pack was built)
     regex_extractor: SlotExtractor    # for profiles with medcat_enabled: false
     profiles: ProfileStore
     cache: ResponseCache | None
     llm: LLMClient | None
-    history: History
     no_memory: NullProfileStore = field(default_factory=NullProfileStore)
 
     @property

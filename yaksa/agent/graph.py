@@ -1,6 +1,8 @@
 """The agent graph (LangGraph StateGraph), compiled once per AgentDeps and reused by every turn.
 
-    check_similarity ─hit──────────────────────────────────────────────→ store_response → END
+    scope ─out of scope (refused: no cache, LLM, memory, web or search)─→ store_response → END
+       │
+    check_similarity ─hit─→ extract_slots → store_memory ─────────────→ store_response → END
        │miss
     classify_intent ─chitchat──────────────────────────────────────────→ store_response
        │            ─mode=llm──→ assemble_context
@@ -8,7 +10,7 @@
        │
     assemble_context ─mode=llm (no retrieval)──→ generate_answer
        │
-    retrieve ─blocked (out of scope, no LLM call)──────────────────────→ store_response
+    retrieve
        │
     generate_answer → verify ─FAIL, rounds left→ correct → verify ...
                          │PASS / verify off
@@ -32,18 +34,19 @@ from yaksa.agent.nodes.intent import classify_intent
 from yaksa.agent.nodes.memory import extract_slots, store_memory
 from yaksa.agent.nodes.refine import quality_check, refine
 from yaksa.agent.nodes.retrieve import retrieve
+from yaksa.agent.nodes.scope import scope
 from yaksa.agent.nodes.similarity import check_similarity, store_response
 from yaksa.agent.nodes.verify import correct_answer, needs_correction, verify_answer
 from yaksa.agent.state import AgentState
 from yaksa.agent.turn import instrumented
 
-NODES = ("check_similarity", "classify_intent", "extract_slots", "store_memory", "assemble_context", "retrieve",
+NODES = ("scope", "check_similarity", "classify_intent", "extract_slots", "store_memory", "assemble_context", "retrieve",
          "generate_answer", "verify", "correct", "refine", "quality_check", "store_response")
 
 
 def build_graph(deps: AgentDeps) -> Any:
     factories = {
-        "check_similarity": check_similarity, "classify_intent": classify_intent, "extract_slots": extract_slots,
+        "scope": scope, "check_similarity": check_similarity, "classify_intent": classify_intent, "extract_slots": extract_slots,
         "store_memory": store_memory, "assemble_context": assemble_context, "retrieve": retrieve,
         "generate_answer": generate_answer, "verify": verify_answer, "correct": correct_answer,
         "refine": refine, "quality_check": quality_check, "store_response": store_response,
@@ -52,8 +55,13 @@ def build_graph(deps: AgentDeps) -> Any:
     for name in NODES:
         g.add_node(name, instrumented(name, factories[name](deps)))
 
+    def after_scope(s: dict) -> str:
+        return "store_response" if s.get("blocked") else "check_similarity"
+
     def after_similarity(s: dict) -> str:
-        return "store_response" if s.get("cache_hit") else "classify_intent"
+        if s.get("cache_hit"):  # the answer is cached, the user's own facts in this message are not
+            return "extract_slots" if s["flags"].mode == "rag" else "store_response"
+        return "classify_intent"
 
     def after_intent(s: dict) -> str:
         if s.get("intent") == "chitchat":
@@ -61,13 +69,10 @@ def build_graph(deps: AgentDeps) -> Any:
         return "assemble_context" if s["flags"].mode == "llm" else "extract_slots"
 
     def after_memory(s: dict) -> str:
-        return "store_response" if s.get("intent") == "statement" else "assemble_context"
+        return "store_response" if s.get("cache_hit") or s.get("intent") == "statement" else "assemble_context"
 
     def after_context(s: dict) -> str:
         return "generate_answer" if s["flags"].mode == "llm" else "retrieve"
-
-    def after_retrieve(s: dict) -> str:
-        return "store_response" if s.get("blocked") else "generate_answer"
 
     def after_generate(s: dict) -> str:
         return "verify" if s["flags"].verify else "refine"
@@ -78,13 +83,14 @@ def build_graph(deps: AgentDeps) -> Any:
     def after_quality(s: dict) -> str:
         return "store_response" if s.get("stop_reason") else "assemble_context"
 
-    g.add_edge(START, "check_similarity")
-    g.add_conditional_edges("check_similarity", after_similarity, ["classify_intent", "store_response"])
+    g.add_edge(START, "scope")
+    g.add_conditional_edges("scope", after_scope, ["store_response", "check_similarity"])
+    g.add_conditional_edges("check_similarity", after_similarity, ["classify_intent", "extract_slots", "store_response"])
     g.add_conditional_edges("classify_intent", after_intent, ["store_response", "assemble_context", "extract_slots"])
     g.add_edge("extract_slots", "store_memory")
     g.add_conditional_edges("store_memory", after_memory, ["store_response", "assemble_context"])
     g.add_conditional_edges("assemble_context", after_context, ["generate_answer", "retrieve"])
-    g.add_conditional_edges("retrieve", after_retrieve, ["store_response", "generate_answer"])
+    g.add_edge("retrieve", "generate_answer")
     g.add_conditional_edges("generate_answer", after_generate, ["verify", "refine"])
     g.add_conditional_edges("verify", after_verify, ["correct", "refine"])
     g.add_edge("correct", "verify")

@@ -1,7 +1,8 @@
 """Fixed replies for turns that need no evidence: greetings, profile statements, refusals.
 
 Why fixed text: these turns must not call an LLM (a refusal especially: out-of-scope questions
-are refused before any LLM call), and they are the same for every user.
+are refused before any LLM call), and they are the same for every user. Whether a message is a
+statement at all is decided by `yaksa.extraction.speech_act.message_kind`.
 """
 
 from __future__ import annotations
@@ -11,17 +12,6 @@ import re
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_QUESTION = re.compile(
-    r"\?|？|(나요|까요|가요|는지|을까|ㄹ까|되나|돼요\?|될까|뭐|무엇|무슨|어떤|어떻게|어디|언제|얼마|왜|괜찮|"
-    r"알려|추천|해도|먹어도|마셔도|써도|발라도)"
-    r"|^\s*(what|which|how|when|why|who|can|could|should|is|are|does|do|did|will)\b",
-    re.IGNORECASE,
-)
-
-
-def is_question(text: str) -> bool:
-    """A request for information, as opposed to a statement about oneself ("혈압이 150/95예요")."""
-    return bool(_QUESTION.search(text))
 
 
 def chitchat_reply(text: str) -> str:

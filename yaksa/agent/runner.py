@@ -9,21 +9,30 @@ context's logs into the result and the closing events (`answer`, `citations`, `d
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
-from yaksa.agent.api import EventSink, TurnResult
+from yaksa.agent.api import MAX_QUESTION_CHARS, EventSink, TurnResult
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.graph import build_graph
 from yaksa.agent.turn import TurnContext
+from yaksa.config import AgentFlags
 from yaksa.memory.profile_store import validate_user_id
-
-MAX_QUESTION_CHARS = 2000
+from yaksa.scope.search import search_in_scope
 
 
 class AgentRunner:
-    def __init__(self, deps: AgentDeps) -> None:
+    """Runs turns of the agent.
+
+    `enforce_safety` (the default, and always so in the service and the CLI): the scope stage and
+    verification run whatever the profile says, and profiles with nothing to verify (mode `llm`) are
+    refused. Only the evaluation code builds a runner without it, to measure what the guard and
+    verification are worth; no client request can turn them off.
+    """
+
+    def __init__(self, deps: AgentDeps, enforce_safety: bool = True) -> None:
         self.deps = deps
+        self.enforce_safety = enforce_safety
         self.graph = build_graph(deps)   # compiled once, reused by every turn and thread
 
     @property
@@ -38,7 +47,7 @@ class AgentRunner:
             raise ValueError(f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
         user_id = validate_user_id(user_id)
         name = profile or self.deps.params.profile
-        flags = self.deps.params.flags(name)
+        flags = self._flags(name)
         turn = TurnContext(on_event=on_event)
         start = time.perf_counter()
         state: dict[str, Any] = self.graph.invoke(
@@ -60,6 +69,19 @@ class AgentRunner:
         turn.emit("done", {"bundle_version": self.bundle_version, "total_ms": total_ms,
                            "iterations": result.trace["iterations"], "stop_reason": result.trace["stop_reason"]})
         return result
+
+    def _flags(self, name: str) -> AgentFlags:
+        flags = self.deps.params.flags(name)
+        if not self.enforce_safety:
+            return flags
+        if flags.mode != "rag":
+            raise ValueError(f"profile {name!r} answers without evidence, so it cannot be verified; "
+                             "it runs only in the evaluation code")
+        return replace(flags, oos_guard=True, verify=True)
+
+    def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> dict[str, Any]:
+        """Retrieval only (`/v1/search`): the scope stage first, then the agent's own searcher."""
+        return search_in_scope(self.deps.scope, self.deps.searcher, query, k, collections)
 
     def _trace(self, state: dict, turn: TurnContext, profile: str, total_ms: float) -> dict[str, Any]:
         return {
@@ -83,6 +105,9 @@ class AgentRunner:
         return self.deps.profiles.to_json(validate_user_id(user_id))
 
     def forget(self, user_id: str) -> bool:
+        """Erase the user's profile, conversation history and the cache entries their questions made.
+
+        All three live in files every worker process reads, so the erasure reaches every worker."""
         uid = validate_user_id(user_id)
-        self.deps.history.forget(uid)
-        return self.deps.profiles.forget(uid)
+        erased_cache = self.deps.cache.forget_user(uid) if self.deps.cache is not None else 0
+        return self.deps.profiles.forget(uid) or erased_cache > 0

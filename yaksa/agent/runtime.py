@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from yaksa.agent.deps import AgentDeps, History
+from yaksa.agent.deps import AgentDeps
 from yaksa.agent.nodes.similarity import cache_entities
 from yaksa.agent.runner import AgentRunner
 from yaksa.config import Settings
@@ -25,11 +25,14 @@ from yaksa.memory.profile_store import ProfileStore
 from yaksa.memory.response_cache import ResponseCache
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.stage import ScopeStage
 
 log = logging.getLogger(__name__)
 
 
-def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
+def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool = True) -> AgentRunner:
+    """The agent for `loaded`. `enforce_safety=False` is for the evaluation code only (ablations of
+    the scope stage and verification); the service and the CLI never pass it."""
     pack = settings.paths.concepts / PACK_DIR
     if not pack.is_dir():
         log.warning("no concept pack at %s (run `yaksa build concepts`): slot extraction is regex only", pack)
@@ -39,13 +42,14 @@ def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
     cache_collection = "drugs" if "drugs" in loaded.embedders else next(iter(loaded.embedders))
     deps = AgentDeps(
         params=params,
+        scope=ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+                         cache_dir=settings.paths.embedding_cache),
         searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),
         profiles=ProfileStore(settings.memory_path),
         cache=None,
         llm=client_from_env(),
-        history=History(params.history_turns),
     )
     deps.cache = ResponseCache(settings.cache_path, lambda text: searcher.query_vector(cache_collection, text),
                                lambda text: cache_entities(deps, text),
@@ -53,4 +57,4 @@ def build_runner(loaded: LoadedBundle, settings: Settings) -> AgentRunner:
                                style_variation=any(f.cache_style_variation for f in params.profiles.values()))
     deps.cache.set_bundle_version(loaded.version)
     terms("두통에 먹는 약")  # the offline roles' Kiwi loads on first use (~2 s): not on a user's turn
-    return AgentRunner(deps)
+    return AgentRunner(deps, enforce_safety=enforce_safety)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from yaksa.agent.api import Citation
 from yaksa.config import AgentFlags
 from yaksa.extraction.slots import SlotItem
+from yaksa.llm.evidence import Citation
+from yaksa.scope.decision import ScopeDecision
 
 
 class AgentState(TypedDict, total=False):
@@ -19,8 +20,9 @@ class AgentState(TypedDict, total=False):
     user_id: str
     profile_name: str
     flags: AgentFlags
-    # intent and context
-    intent: str                    # "chitchat" | "question" | "statement"
+    # scope, intent and context
+    scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
+    intent: str                    # "out_of_scope" | "chitchat" | "question" | "statement"
     complexity: str                # none | simple | moderate | complex
     k: int
     slots: list[SlotItem]
@@ -32,8 +34,7 @@ class AgentState(TypedDict, total=False):
     # retrieval and answer
     citations: list[Citation]
     doc_ids_by_iteration: list[list[str]]
-    blocked: bool
-    guard: dict[str, Any]
+    blocked: bool                  # refused by the scope stage
     answer: str
     generation_source: str
     # verification and refinement

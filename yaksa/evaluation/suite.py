@@ -8,25 +8,29 @@ gold documents; routing is evaluated separately.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from yaksa.config import FUSION_METHODS, Settings
+from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
 from yaksa.evaluation.goldsets import GoldQuestion, medquad_dev, pubmedqa_dev, restrict_to_corpus
-from yaksa.evaluation.in_scope_ko import in_scope_conversational_ko
+from yaksa.evaluation.in_scope_ko import in_scope_questions
 from yaksa.evaluation.korean import mfds_korean
+from yaksa.evaluation.natural_ko import Hit, NaturalReport, evaluate_natural
 from yaksa.evaluation.oos import out_of_scope_ko_en
 from yaksa.evaluation.runner import evaluate_retrieval, oos_rates
 from yaksa.evaluation.snapshot import write_dvc_metrics, write_snapshot
 from yaksa.retrieval.loader import load_published
 from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.stage import ScopeStage
+from yaksa.split import is_held_out
 
 COLLECTION_FOR_SET = {"mfds_ko": "drugs", "medquad": "health", "pubmedqa": "literature"}
 EVAL_K = 10
 CONFIGURED = "configured"  # params.yaml as it stands, per-collection overrides included
+NATURAL = "natural_ko"  # the natural Korean questions (held-out half), scored on the configured searcher
 
 
 @dataclass(frozen=True)
@@ -62,27 +66,36 @@ def build_goldsets(settings: Settings, limit: int = 0) -> tuple[dict[str, list[G
     return {name: qs for name, qs in sets.items() if qs}, skipped
 
 
-def is_held_out(qid: str) -> bool:
-    """Deterministic half split of a dev set (tuning vs held-out), stable across runs and machines."""
-    return hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 1
-
-
-def guard_rates(searcher: Searcher, sets: dict[str, Sequence[GoldQuestion]], oos: Sequence[GoldQuestion],
+def guard_rates(scope: ScopeStage, sets: dict[str, Sequence[GoldQuestion]], oos: Sequence[GoldQuestion],
                 held_out: bool = False) -> tuple[dict[str, float], dict[str, float]]:
-    """Block and false-block rates of the searcher's out-of-scope guard as configured (routing
-    included), over all in-scope sets plus the conversational Korean questions; and per set."""
-    sets = {**sets, "conversational_ko": in_scope_conversational_ko()}  # no gold: scope only
+    """Block and false-block rates of the scope stage over the dev sets plus the committed in-scope questions; and per set.
+
+    The committed scope questions (`oos` and the in-scope set) always count on their held-out half
+    only: the other half fitted the scope model. `held_out` restricts the dev sets to their held-out
+    half too (they never fit the scope model, but retrieval settings were tuned on the other half).
+    """
+    sets = {**sets, "in_scope_set": in_scope_questions()}  # no gold: scope only
+    exemplar_ids = {q.qid for q in (*oos, *sets["in_scope_set"])}
 
     def keep(q: GoldQuestion) -> bool:
-        return not held_out or is_held_out(q.qid)
+        return is_held_out(q.qid) if held_out or q.qid in exemplar_ids else True
 
-    verdicts = {q.question: searcher.search(q.question, k=1).blocked
+    verdicts = {q.question: not scope.decide(q.question).in_scope
                 for q in [*oos, *(q for qs in sets.values() for q in qs)] if keep(q)}
     in_scope = [q for qs in sets.values() for q in qs if keep(q)]
     rates = oos_rates(verdicts.__getitem__, in_scope, [q for q in oos if keep(q)])
     per_set = {name: sum(verdicts[q.question] for q in qs if keep(q)) / max(1, sum(keep(q) for q in qs))
                for name, qs in sets.items()}
     return rates, per_set
+
+
+def natural_report(searcher: Searcher, drugs: Sequence[Document], k: int) -> NaturalReport:
+    """The natural Korean questions through `searcher` in the drugs collection, scored on both halves."""
+    def search(question: str) -> list[Hit]:
+        hits = searcher.search(question, k=k, collections=[COLLECTION_FOR_SET["mfds_ko"]]).hits
+        return [Hit(str(h.metadata.get("item_seq", "")), str(h.metadata.get("section_key", ""))) for h in hits]
+
+    return evaluate_natural(search, drugs, is_held_out, k=k)
 
 
 def run_retrieval_suite(
@@ -94,6 +107,7 @@ def run_retrieval_suite(
     progress: Callable[[str], None] | None = None,
 ) -> SuiteResult:
     sets, skipped = build_goldsets(settings, limit)
+    documents = read_documents(settings.paths.documents) if CONFIGURED in modes else []
     loaded = load_published(settings.paths.indexes)
     table: dict[str, dict[str, dict[str, float]]] = {}
     try:
@@ -115,8 +129,21 @@ def run_retrieval_suite(
                 if snapshot_db is not None:
                     write_snapshot(snapshot_db, bundle_version=loaded.version, config_name=mode, goldset=name,
                                    params=asdict(params), metrics=means)
+            drugs = [d for d in documents if d.collection == COLLECTION_FOR_SET["mfds_ko"]]
+            if mode == CONFIGURED and drugs:
+                report = natural_report(searcher, drugs, settings.retrieval.k)
+                table[mode][NATURAL] = {**report.held_out, **{f"tuning.{m}": v for m, v in report.tuning.items()}}
+                if progress:
+                    progress(f"{mode:8s} {NATURAL} held-out n={int(report.held_out['n'])} "
+                             f"first_ok={report.held_out['first_ok']:.3f} share={report.held_out['share']:.3f} "
+                             f"intent_ok={report.held_out['intent_ok']:.3f} p@5={report.held_out.get('p@5', 0):.3f}")
+                if snapshot_db is not None:
+                    write_snapshot(snapshot_db, bundle_version=loaded.version, config_name=mode, goldset=NATURAL,
+                                   params=asdict(params), metrics=table[mode][NATURAL])
             if mode == CONFIGURED and sets:
-                rates, per_set = guard_rates(searcher, sets, out_of_scope_ko_en())
+                scope = ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+                                   cache_dir=settings.paths.embedding_cache)
+                rates, per_set = guard_rates(scope, sets, out_of_scope_ko_en())
                 table[mode]["oos"] = {**rates, **{f"false_block.{n}": v for n, v in per_set.items()}}
                 if progress:
                     progress(f"{mode:8s} oos       block={rates['block_rate']:.3f} "
@@ -132,7 +159,7 @@ def run_retrieval_suite(
 
 
 def markdown_table(result: SuiteResult, metrics: Sequence[str] = ("mrr@10", "recall@10", "ndcg@10", "p@5")) -> str:
-    sets = sorted({s for by_set in result.table.values() for s in by_set} - {"oos"})
+    sets = sorted({s for by_set in result.table.values() for s in by_set} - {"oos", NATURAL})
     lines = ["| set | mode | n | " + " | ".join(metrics) + " |", "|---|---|---:|" + "---:|" * len(metrics)]
     for s in sets:
         best = max(result.table[m][s]["mrr@10"] for m in result.table if s in result.table[m])
@@ -142,6 +169,11 @@ def markdown_table(result: SuiteResult, metrics: Sequence[str] = ("mrr@10", "rec
             m = by_set[s]
             cells = [f"**{m[x]:.3f}**" if x == "mrr@10" and m[x] == best else f"{m[x]:.3f}" for x in metrics]
             lines.append(f"| {s} | {mode} | {int(m['n'])} | " + " | ".join(cells) + " |")
+    natural = result.table.get(CONFIGURED, {}).get(NATURAL)
+    if natural:
+        lines.append(f"\n{NATURAL} ({CONFIGURED}, held-out n={int(natural['n'])}): first result about the target "
+                     f"{natural['first_ok']:.1%}, share of top-k {natural['share']:.1%}, intent section in top-k "
+                     f"{natural['intent_ok']:.1%}, symptom P@5 {natural.get('p@5', 0.0):.3f}")
     oos = result.table.get(CONFIGURED, {}).get("oos")
     if oos:
         lines.append(f"\nout-of-scope guard ({CONFIGURED}): {oos['block_rate']:.1%} of "

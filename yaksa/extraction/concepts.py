@@ -2,14 +2,19 @@
 
 Sources, in priority order (a name belongs to the first concept that claims it, because an untrained
 MedCAT pack cannot disambiguate a name shared by two concepts):
-1. the curated Korean symptom/condition lexicon (`lexicon_ko.csv`, project ids `YK:SYM:*`/`YK:CON:*`);
+1. the curated Korean symptom/condition rows of the lexicon (`lexicon_ko.csv`, project ids
+   `YK:SYM:*`/`YK:CON:*`);
 2. MFDS ingredients (`YK:ING:<name without salt>`) from metadata `ingredient`, or when that is empty
    from an all-Hangul parenthesis in the product name ("...크림(아시클로버)"); names are the
    ingredient and its salt-less form ("나프록센나트륨", "나프록센");
 3. MedQuAD focus names with their UMLS CUIs (semantic group Disorders → condition; the first CUI of
    the question; English names). Questions without CUIs are skipped: ids are never invented;
 4. brand stems shared by several MFDS products (`YK:BRAND:<stem>`: "타이레놀" for every 타이레놀 product);
-5. MFDS products (`YK:MFDS:<item_seq>`): the full product name and, when unique, its brand stem.
+5. MFDS products (`YK:MFDS:<item_seq>`): the full product name and, when unique, its brand stem;
+6. the lexicon's medication rows: chronic-use drugs (`YK:DRUG:*`: 와파린, 메트포르민...) and drug
+   classes (`YK:CLASS:*`: 혈압약, 항우울제...) that the 500-product MFDS data lacks, so "와파린을
+   먹고 있어요" is remembered. They come last: where the MFDS data has the same name (아스피린),
+   its ingredient concept keeps it. Every lexicon row names its `source` (e.g. "WHO ATC B01AA03").
 Name ownership is decided on a normalised key (case-folded letters, digits and Hangul), which is how
 MedCAT sees names once its tagger drops punctuation and spaces.
 """
@@ -33,6 +38,9 @@ from yaksa.text.userdict import brand_stem, ingredient_words
 CONCEPT_TYPES: tuple[str, ...] = ("medication", "symptom", "condition")
 LEXICON_PATH = Path(__file__).with_name("lexicon_ko.csv")
 MEDQUAD_TYPES: dict[str, str] = {"Disorders": "condition"}
+# lexicon id prefix → concept type; drug and drug-class rows rank after the MFDS concepts
+LEXICON_TYPES: dict[str, str] = {"YK:SYM:": "symptom", "YK:CON:": "condition", "YK:DRUG:": "medication",
+                                 "YK:CLASS:": "medication"}
 
 _ID = re.compile(r"(?:YK:[A-Z]+:\S+|C\d{7})")
 _KEY_DROP = re.compile(r"[^0-9a-z가-힣]+")
@@ -73,17 +81,26 @@ def _concept(concept_id: str, ctype: str, names: Iterable[str]) -> Concept:
 
 
 def read_lexicon(path: Path = LEXICON_PATH) -> list[Concept]:
-    """The curated Korean lexicon: `concept_id,type,preferred,names` with `|`-separated names."""
+    """The curated lexicon: `concept_id,type,preferred,names,source` with `|`-separated names.
+
+    The id prefix fixes the type (`LEXICON_TYPES`), and `source` must say where the mapping comes
+    from, so a reviewer can check every row.
+    """
     path = Path(path)
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
-        missing = {"concept_id", "type", "preferred", "names"} - set(reader.fieldnames or [])
+        missing = {"concept_id", "type", "preferred", "names", "source"} - set(reader.fieldnames or [])
         if missing:
             raise ValueError(f"{path}: missing columns {sorted(missing)}")
         out = []
         for lineno, row in enumerate(reader, start=2):
-            if not row["concept_id"].startswith(("YK:SYM:", "YK:CON:")):
-                raise ValueError(f"{path}:{lineno}: lexicon ids must be YK:SYM:* or YK:CON:*")
+            prefix = row["concept_id"][: row["concept_id"].find(":", 3) + 1]
+            if prefix not in LEXICON_TYPES:
+                raise ValueError(f"{path}:{lineno}: lexicon ids must start with one of {sorted(LEXICON_TYPES)}")
+            if row["type"] != LEXICON_TYPES[prefix]:
+                raise ValueError(f"{path}:{lineno}: {prefix}* rows have type {LEXICON_TYPES[prefix]!r}")
+            if not (row["source"] or "").strip():
+                raise ValueError(f"{path}:{lineno}: source is empty (say where the mapping comes from)")
             try:
                 out.append(_concept(row["concept_id"], row["type"], [row["preferred"], *row["names"].split("|")]))
             except ValueError as exc:
@@ -186,7 +203,10 @@ def concepts_from_documents(documents_path: Path, lexicon_path: Path = LEXICON_P
     mfds = mfds_concepts(products)
     ingredients = [c for c in mfds if c.concept_id.startswith("YK:ING:")]
     rest = [c for c in mfds if not c.concept_id.startswith("YK:ING:")]  # brands, then products
-    return assign_names([*read_lexicon(lexicon_path), *ingredients, *medquad_concepts(questions), *rest])
+    lexicon = read_lexicon(lexicon_path)
+    drugs = [c for c in lexicon if c.type == "medication"]
+    lay_terms = [c for c in lexicon if c.type != "medication"]
+    return assign_names([*lay_terms, *ingredients, *medquad_concepts(questions), *rest, *drugs])
 
 
 def write_medcat_csv(path: Path, concepts: Iterable[Concept]) -> None:

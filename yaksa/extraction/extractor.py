@@ -4,6 +4,12 @@ The agent calls `extract` to update the patient profile and the response cache c
 so a cached answer about one drug is never served for a question about another. `medcat_enabled`
 is the ablation switch: off means regex slots only (demographics, vitals, labs), on adds symptoms,
 conditions and medications from the Korean MedCAT pack.
+
+Asking about a drug is not taking it: `extract` keeps a medication only when its clause says the
+user takes it ("와파린을 먹고 있어요", "혈압약 복용 중", "I'm on lisinopril"), not when it asks
+about it ("타이레놀 먹어도 되나요", "판콜에스 하루에 몇 번 먹어요") or denies it ("안 먹어요",
+"끊었어요"); see `yaksa.extraction.speech_act.takes_medication`. `medications` still reports every
+drug mentioned, because a cache key must tell a question about 타이레놀 from one about 이부프로펜.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
+from yaksa.extraction.speech_act import clause_at, takes_medication
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +57,18 @@ class SlotExtractor:
         return self._model is not None
 
     def extract(self, text: str) -> list[SlotItem]:
-        """Regex slots, then MedCAT concepts not followed by a negation, in text order each."""
+        """Regex slots, then MedCAT concepts not followed by a negation, in text order each.
+
+        Medications only when the user says they take them (asked-about or denied drugs are left
+        out): the profile's medication list feeds interaction cautions in every later answer.
+        """
         items = regex_slots(text)
         if self._model is None:
             return items
         for ent in self._model.entities(text):
             if _negated(text, ent.end):
+                continue
+            if ent.type == "medication" and takes_medication(clause_at(text, ent.start)) is not True:
                 continue
             items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
                                   text=ent.text, source="medcat"))

@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import shutil
+import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -199,10 +200,17 @@ def longest_spans(entities: Iterable[Entity]) -> list[Entity]:
 
 
 class KoreanMedCAT:
-    """A loaded pack: `entities(text)` returns non-overlapping concept mentions."""
+    """A loaded pack: `entities(text)` returns non-overlapping concept mentions.
+
+    Thread safety: the server runs each turn in a worker thread and all turns share one pack, but
+    MedCAT 2 documents no thread safety for `CAT.get_entities` (it resets `config.linking.train`,
+    runs stateful pipeline components and appends to its usage-monitor buffer), so calls are
+    serialised by a lock. A call takes a few milliseconds, so the lock costs little.
+    """
 
     def __init__(self, cat: CAT, concept_map: dict[str, tuple[str, str]]) -> None:
         self._cat = cat
+        self._lock = threading.Lock()
         # MedCAT upper-cases ids when it reads the CSV ("YK:SYM:headache" → "YK:SYM:HEADACHE").
         self._concepts = {cid.upper(): (cid, *info) for cid, info in concept_map.items()}
 
@@ -211,8 +219,10 @@ class KoreanMedCAT:
             raise TypeError(f"entities() expects str, got {type(text).__name__}")
         if not text.strip():
             return []
+        with self._lock:
+            result = self._cat.get_entities(text)
         found = []
-        for ent in self._cat.get_entities(text)["entities"].values():
+        for ent in result["entities"].values():
             if ent["cui"] not in self._concepts:
                 raise ValueError(f"pack returned concept {ent['cui']!r} missing from {CONCEPT_MAP_FILE}")
             cid, ctype, preferred = self._concepts[ent["cui"]]

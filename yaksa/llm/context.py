@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
 DEFAULT_TOTAL_TOKENS = 4096

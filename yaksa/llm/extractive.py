@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import safety_line
-from yaksa.retrieval.scope_rules import asks_side_effects
+from yaksa.retrieval.section_intent import asks_side_effects
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import mentions, terms
 from yaksa.llm.profile_terms import with_aliases
 from yaksa.llm.results import Judgement

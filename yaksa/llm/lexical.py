@@ -13,12 +13,11 @@ import re
 from typing import TYPE_CHECKING
 
 from yaksa.text.filters import ENGLISH_STOPWORDS
+from yaksa.text.hangul import HANGUL_SYLLABLE_RUN, has_hangul
 
 if TYPE_CHECKING:
     from yaksa.text.kiwi import KiwiTokenizer
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 # Question words carry no content: a "missing" list naming them would send the rewrite astray.
 _QUESTION_WORDS = frozenset(
@@ -33,7 +32,7 @@ _NOUN_TAGS = ("NNG", "NNP", "SL", "SH")
 
 def is_korean(text: str) -> bool:
     """True when the text has any Hangul (answers then follow Korean conventions)."""
-    return _HANGUL.search(text) is not None
+    return has_hangul(text)
 
 
 @functools.cache
@@ -57,7 +56,7 @@ def terms(text: str) -> list[str]:
 def grams(text: str) -> set[str]:
     """Hangul character bigrams (single syllables for one-syllable runs) plus lower-cased English words."""
     out: set[str] = set()
-    for run in _HANGUL_RUN.findall(text):
+    for run in HANGUL_SYLLABLE_RUN.findall(text):
         out.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     out.update(_singular(w) for w in _LATIN_WORD.findall(text.lower()) if w not in ENGLISH_STOPWORDS)
     return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, overlap, sentences
 from yaksa.llm.results import Verification
 from yaksa.llm.safety import (

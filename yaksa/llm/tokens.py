@@ -9,19 +9,19 @@ budgets computed this way are close enough to keep prompts inside the context wi
 from __future__ import annotations
 
 import math
-import re
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+from yaksa.text.hangul import HANGUL
+
 ELLIPSIS = "…"
 
 
 def _cost(ch: str) -> float:
-    return 1.0 if _HANGUL.match(ch) else 0.25
+    return 1.0 if HANGUL.match(ch) else 0.25
 
 
 def estimate_tokens(text: str) -> int:
     """≈ tokens of `text`: 1 per Hangul character, 1 per 4 other characters (rounded up)."""
-    hangul = len(_HANGUL.findall(text))
+    hangul = len(HANGUL.findall(text))
     return math.ceil(hangul + (len(text) - hangul) / 4)
 
 

@@ -5,10 +5,15 @@ grows one row per mention drowns the context window in copies of the same fact.
 
 Two kinds of slot:
 - single-valued names (demographics such as age/gender/pregnancy, vitals, labs) hold one current
-  value per name: a new value replaces the old one. For vitals and labs `same_fact` also tells a
-  re-stated reading (within the measurement tolerance: blood pressure ±5 mmHg on both numbers,
-  glucose ±5 mg/dL, HbA1c ±0.2 %) from a new measurement; either way the newest reading is kept,
-  because the profile carries the current measurement, not a history.
+  value per name. For measurements (vitals, labs) the tolerance decides what a new value means:
+  - within it (blood pressure ±5 mmHg on both numbers, glucose ±5 mg/dL, HbA1c ±0.2 %) it is the
+    same reading restated ("150/95" then "아까 152/96이었어요"): the stored reading is kept and
+    only refreshed (its time, any concept id). Keeping it is what makes the tolerance matter, and
+    stops a reading from creeping through restatements (after 150/95, "154/95" keeps 150/95;
+    "158/95" is then 8 mmHg from it, a new reading);
+  - outside it, it is a new measurement and replaces the old one (vitals and labs: the latest
+    wins; the profile carries the current measurement, not a history).
+  Demographics have no tolerance: a different age or gender replaces the stored one.
 - multi-valued slots (conditions, symptoms, medications) hold many facts: two items are the same
   fact when they share a concept id, or when their names are the same after normalisation or
   nearly so (difflib ratio >= 0.9, e.g. "Tylenol" / "tylenol " / "타이레놀정" vs "타이레놀 정").
@@ -23,6 +28,7 @@ from difflib import SequenceMatcher
 from yaksa.extraction.slots import SlotItem
 
 SINGLE_VALUED_SLOTS = frozenset({"demographics", "vitals", "labs"})
+MEASUREMENT_SLOTS = frozenset({"vitals", "labs"})
 NAME_SIMILARITY = 0.9
 # Largest difference between two readings of the same measurement, per number in the value.
 TOLERANCE: dict[str, float] = {"blood_pressure": 5.0, "glucose": 5.0, "hba1c": 0.2}
@@ -62,21 +68,27 @@ def same_fact(new: SlotItem, old: SlotItem) -> bool:
     """Whether `new` states the same fact as the stored `old` (see the module docstring)."""
     if new.slot_type != old.slot_type:
         return False
-    if new.concept_id and new.concept_id == old.concept_id:
-        return True
-    if new.slot_type in SINGLE_VALUED_SLOTS:
-        return new.name == old.name and readings_match(new.name, new.value, old.value)
-    return names_match(new.name, old.name)
+    same_concept = bool(new.concept_id) and new.concept_id == old.concept_id
+    if new.slot_type in SINGLE_VALUED_SLOTS:  # one value per name: the value must agree too
+        return (same_concept or new.name == old.name) and readings_match(new.name, new.value, old.value)
+    return same_concept or names_match(new.name, old.name)
 
 
 def supersedes(new: SlotItem, old: SlotItem) -> bool:
-    """Whether storing `new` should overwrite the stored `old` rather than add a row."""
+    """Whether storing `new` updates the stored `old`'s row (restated or replaced) rather than adds one."""
     if same_fact(new, old):
         return True
     return new.slot_type == old.slot_type and new.slot_type in SINGLE_VALUED_SLOTS and new.name == old.name
 
 
 def merge(old: SlotItem, new: SlotItem) -> SlotItem:
-    """The item to keep when `new` supersedes `old`: the newest value and surface text under the stored
-    name (a stable key that should not drift with spelling variants), the concept id if either has one."""
-    return dataclasses.replace(new, name=old.name, concept_id=new.concept_id or old.concept_id)
+    """The item to keep in `old`'s row when `new` supersedes it.
+
+    A measurement restated within its tolerance keeps the stored reading (value, unit, surface text);
+    anything else takes the new value and surface text. Either way the stored name is kept (a stable
+    key that should not drift with spelling variants) and the concept id if either has one.
+    """
+    concept_id = new.concept_id or old.concept_id
+    if old.slot_type in MEASUREMENT_SLOTS and same_fact(new, old):
+        return dataclasses.replace(old, concept_id=concept_id)
+    return dataclasses.replace(new, name=old.name, concept_id=concept_id)

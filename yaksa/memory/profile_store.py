@@ -2,7 +2,9 @@
 
 Why DuckDB: it is already the project's embedded store, a single file the operator can inspect with
 SQL, and transactional, so a crash mid-turn never leaves half a profile. One table `profile_items`
-(id, user_id, slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds).
+(id, user_id, slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds), and the user's
+recent conversation turns beside it (`yaksa.memory.history`): every worker sees the same history,
+and `forget` erases facts and turns together.
 
 Concurrency: DuckDB lets one process at a time open a file for writing, and the server may run
 several uvicorn workers. So every operation opens its own short-lived connection and closes it,
@@ -19,6 +21,8 @@ Usage::
     store = open_profile_store("persistent", Path("data/memory/profiles.duckdb"))
     store.add("u1", extracted_items)
     store.summary("u1")   # "65세 남성. 질환: 당뇨병. 최근 혈압 150/95 mmHg (방금)."
+    store.add_turn("u1", "타이레놀 먹어도 되나요?", "네, 1회 500 mg까지 ...")
+    store.recent_turns("u1", 3)   # [{"role": "user", ...}, {"role": "assistant", ...}]
 """
 
 from __future__ import annotations
@@ -36,15 +40,17 @@ from typing import Any
 
 import duckdb
 
+from yaksa.config import MEMORY_MODES
 from yaksa.extraction.slots import SLOT_TYPES, SlotItem
+from yaksa.memory import history
 from yaksa.memory.decay import decay_weight
 from yaksa.memory.dedup import merge, supersedes
 from yaksa.memory.entry import ProfileEntry
 from yaksa.memory.profile_summary import render_summary
 
 LOCK_WAIT_SECONDS = 5.0
+MAX_TURNS_KEPT = 20      # conversation turns kept per user; the generator is shown fewer (history_turns)
 MAX_USER_ID_LENGTH = 128
-MEMORY_MODES = ("persistent", "none")
 _TERM_SLOTS = ("conditions", "medications", "symptoms")
 
 _SCHEMA = """
@@ -101,14 +107,18 @@ def _terms(entries: Sequence[ProfileEntry]) -> list[str]:
 
 
 class ProfileStore:
-    """Per-user profile facts in one DuckDB file; safe across threads and processes."""
+    """Per-user profile facts and recent turns in one DuckDB file; safe across threads and processes."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_turns: int = MAX_TURNS_KEPT) -> None:
+        if history.check_turn_count(max_turns, "max_turns") < 1:
+            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
         self.path = Path(path)
+        self.max_turns = max_turns
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         with self._lock, self._connect() as con:
             con.execute(_SCHEMA)
+            con.execute(history.TURNS_SCHEMA)
 
     @contextmanager
     def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -199,25 +209,60 @@ class ProfileStore:
         entries = self.items(user_id, when)
         return ProfileView(render_summary(entries, when), _terms(entries), len(entries))
 
+    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None) -> None:
+        """Remember one question/answer turn (the question without personal identifiers), keeping the
+        newest `max_turns` of the user's turns."""
+        uid = validate_user_id(user_id)
+        history.check_turn(question, answer)
+        when = _instant(at).timestamp()
+        with self._lock, self._connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                history.insert_turn(con, uid, question, answer, when, self.max_turns)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    def recent_turns(self, user_id: str, turns: int) -> list[dict[str, str]]:
+        """The last `turns` turns as chat messages, oldest first (user, assistant, user, ...)."""
+        uid = validate_user_id(user_id)
+        if history.check_turn_count(turns, "turns") == 0:
+            return []
+        with self._lock, self._connect() as con:
+            return history.recent_messages(con, uid, turns)
+
     def forget(self, user_id: str) -> bool:
-        """Erase every fact about `user_id`; False when nothing was stored."""
+        """Erase every fact and conversation turn of `user_id`; False when nothing was stored."""
         uid = validate_user_id(user_id)
         with self._lock, self._connect() as con:
-            (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
-            con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
+            con.execute("BEGIN TRANSACTION")
+            try:
+                (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
+                con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
+                count += history.delete_turns(con, uid)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
         return count > 0
 
     def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
-        """Everything stored about the user, faded facts included (marked inactive), and the summary."""
+        """Everything stored about the user: facts, faded ones included (marked inactive), the summary
+        and the kept conversation turns."""
         uid = validate_user_id(user_id)
         when = _instant(now)
         entries = self._entries(uid, when)
         return {"user_id": uid, "summary": render_summary(entries, when),
-                "items": [e.to_json() for e in entries]}
+                "items": [e.to_json() for e in entries], "history": self.recent_turns(uid, self.max_turns)}
 
 
 class NullProfileStore:
-    """`memory_mode: none` (ablation): same interface as ProfileStore, remembers nothing."""
+    """`memory_mode: none` (ablation): same interface as ProfileStore, remembers nothing.
+
+    Turns included (`add_turn` is a no-op, `recent_turns` is empty): an in-process history would
+    differ between workers and survive an erasure in all but the worker that served it.
+    """
 
     def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
         validate_user_id(user_id)
@@ -240,12 +285,22 @@ class NullProfileStore:
         validate_user_id(user_id)
         return ProfileView("", [], 0)
 
+    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None) -> None:
+        validate_user_id(user_id)
+        history.check_turn(question, answer)
+        _instant(at)
+
+    def recent_turns(self, user_id: str, turns: int) -> list[dict[str, str]]:
+        validate_user_id(user_id)
+        history.check_turn_count(turns, "turns")
+        return []
+
     def forget(self, user_id: str) -> bool:
         validate_user_id(user_id)
         return False
 
     def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
-        return {"user_id": validate_user_id(user_id), "summary": "", "items": []}
+        return {"user_id": validate_user_id(user_id), "summary": "", "items": [], "history": []}
 
 
 def open_profile_store(memory_mode: str, path: Path) -> ProfileStore | NullProfileStore:

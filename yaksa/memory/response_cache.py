@@ -4,16 +4,30 @@ Why the guards: embeddings cannot tell "타이레놀 먹어도 되나요" from "
 (cosine ~0.99 with multilingual-e5) nor always one drug from another ("게보린" ~0.88). A hit
 therefore needs all of: cosine >= `threshold` (FAISS IndexFlatIP over L2-normalised query vectors),
 the same polarity signature (`yaksa.memory.polarity`), exactly the same entities (the `entities`
-callable, e.g. drug names found in the query), and the same index bundle version. Only answers that
-passed verification are stored, and answers built on another bundle are dropped as soon as a new
-version is seen (on `lookup`, `store` or `set_bundle_version`).
+callable, e.g. drug names found in the query), the same scope verdict string it was stored under
+(e.g. "in_scope:<scope model id>", so a changed scope model never serves old verdicts) and the
+same index bundle version. Answers built on another bundle are dropped as soon as a new version is
+seen (on `lookup`, `store` or `set_bundle_version`).
 
-Eviction is least-recently-used beyond `max_size` (a hit counts as a use). The cache is persisted as
-one `.npz` file (`vectors`: float32 (n, dim); `meta`: UTF-8 JSON with the bundle version, the LRU
-clock and the entries), written atomically on every store and reloaded on start. Several worker
-processes each keep their own copy and reload the file when another one has rewritten it; recency
-refreshed by hits is written with the next store. An unreadable file, or vectors of another
-dimension (the embedder changed), empties the cache with a warning: it holds derived data only.
+Why the privacy rules: entries are shared by all users. `store` refuses a question carrying a
+personal identifier (`yaksa.privacy.has_identifiers`: a name, phone, 주민등록번호, e-mail or card
+number) or an answer text that carries one, and unverified answers. The question text is never
+kept: an entry holds its vector, its guards, the answer, the `owner` who asked and an `entry_id`
+(a keyed hash of the question, the key being a random salt kept in the file, so an id cannot be
+turned back into words by guessing). A `CacheHit` carries only that id, the similarity and the
+answer, so nothing in a hit reveals another user's words. `forget_user` erases a user's entries.
+
+Multi-process: several server workers share the persisted file. Every mutation (store, eviction,
+forget_user, version switch) holds an exclusive `fcntl.flock` on the sidecar `<file>.lock`,
+reloads the file, mutates, persists atomically and releases; so an erasure by one worker is never
+undone by another worker's later store. A lookup reloads when the file changed (mtime, size,
+inode), so no worker serves an erased entry after its next lookup. Recency refreshed by hits is
+kept in memory, merged on reload, and written with the next mutation.
+
+Eviction is least-recently-used beyond `max_size`. The file is one `.npz` (`vectors`: float32
+(n, dim); `meta`: UTF-8 JSON with the format, salt, bundle version, LRU clock and entries). An
+unreadable file, one of an older format (format 1 kept question texts), or vectors of another
+dimension (the embedder changed) empties the cache with a warning: it holds derived data only.
 
 `answer` is an opaque JSON-able dict; with `style_variation=True` the string under its "answer" key
 is lightly reworded on each hit (`yaksa.memory.style`).
@@ -22,11 +36,16 @@ is lightly reworded on each hit (`yaksa.memory.style`).
 from __future__ import annotations
 
 import copy
+import fcntl
+import hashlib
+import hmac
 import json
 import logging
+import secrets
 import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,42 +55,44 @@ import numpy as np
 
 from yaksa.atomicio import atomic_write
 from yaksa.memory.polarity import Polarity, question_polarity
+from yaksa.memory.profile_store import validate_user_id
 from yaksa.memory.style import vary_style
+from yaksa.privacy import has_identifiers
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+ENTRY_ID_CHARS = 16
 
 
 @dataclass(frozen=True)
 class CacheHit:
-    query: str                 # the cached question that matched
-    answer: dict[str, Any]     # a copy of the stored answer (reworded when style variation is on)
+    entry_id: str              # keyed hash of the stored question: stable, not reversible to text
     similarity: float
+    answer: dict[str, Any]     # a copy of the stored answer (reworded when style variation is on)
     bundle_version: str
 
 
 @dataclass
 class _Entry:
-    query: str
+    entry_id: str
     answer: dict[str, Any]
     polarity: Polarity
     entities: frozenset[str]
+    owner: str
+    scope: str
     last_used: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "answer": self.answer, "cues": sorted(self.polarity.cues),
+        return {"entry_id": self.entry_id, "answer": self.answer, "cues": sorted(self.polarity.cues),
                 "negators": self.polarity.negators, "entities": sorted(self.entities),
-                "last_used": self.last_used}
+                "owner": self.owner, "scope": self.scope, "last_used": self.last_used}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> _Entry:
-        return cls(query=data["query"], answer=data["answer"],
+        return cls(entry_id=data["entry_id"], answer=data["answer"],
                    polarity=Polarity(frozenset(data["cues"]), int(data["negators"])),
-                   entities=frozenset(data["entities"]), last_used=int(data["last_used"]))
-
-
-def _normalise(query: str) -> str:
-    return " ".join(query.split())
+                   entities=frozenset(data["entities"]), owner=data["owner"], scope=data["scope"],
+                   last_used=int(data["last_used"]))
 
 
 def _require_text(value: str, what: str) -> str:
@@ -80,16 +101,24 @@ def _require_text(value: str, what: str) -> str:
     return value
 
 
+def _require_scope(scope: str) -> str:
+    if not isinstance(scope, str):
+        raise TypeError(f"scope must be a string, got {type(scope).__name__}")
+    return scope.strip()
+
+
 class ResponseCache:
-    """Verified answers keyed by question meaning; thread-safe.
+    """Verified answers keyed by question meaning; safe across threads and worker processes.
 
     Usage::
 
         cache = ResponseCache(Path("data/cache/responses.npz"), embedder.embed_query, drug_names)
-        hit = cache.lookup(question, loaded.version)
+        hit = cache.lookup(question, loaded.version, scope="in_scope:oos-v3")
         if hit is None:
             result = run_agent(question)
-            cache.store(question, result_json, loaded.version, verified=result_passed)
+            cache.store(question, result_json, loaded.version, verified=result_passed,
+                        owner=user_id, scope="in_scope:oos-v3")
+        cache.forget_user(user_id)       # on DELETE /v1/profile/<user_id>
     """
 
     def __init__(self, path: Path | None, embed: Callable[[str], np.ndarray],
@@ -107,10 +136,12 @@ class ResponseCache:
         self._vectors = np.zeros((0, 0), dtype=np.float32)
         self._index: faiss.IndexFlatIP | None = None
         self._version: str | None = None
+        self._salt = secrets.token_hex(16)
         self._clock = 0
-        self._stamp: tuple[int, int, int] | None = None
-        with self._lock:
-            self._reload_if_changed()
+        self._stamp: tuple[int, ...] | None = None
+        with self._lock, self._file_lock():
+            if not self._reload(force=True):
+                self._persist()          # scrub an unreadable or older-format file now, not later
 
     @property
     def bundle_version(self) -> str | None:
@@ -121,14 +152,21 @@ class ResponseCache:
 
     # -- public operations -------------------------------------------------------------------
 
-    def lookup(self, query: str, bundle_version: str) -> CacheHit | None:
-        """The stored answer for a question meaning the same as `query` under `bundle_version`, or None."""
+    def lookup(self, query: str, bundle_version: str, scope: str) -> CacheHit | None:
+        """The stored answer for a question meaning the same as `query`, stored under the same
+        `bundle_version` and `scope`; None otherwise (and always for an empty scope)."""
         _require_text(query, "query")
         _require_text(bundle_version, "bundle_version")
+        scope = _require_scope(scope)
+        if not scope:
+            return None
         vector, polarity, entities = self._key(query)
         with self._lock:
-            self._reload_if_changed()
-            self._switch_version(bundle_version)
+            self._reload()
+            if self._version != bundle_version:
+                with self._file_lock():
+                    self._reload(force=True)
+                    self._switch_version(bundle_version)
             if self._index is None or vector.shape[0] != self._vectors.shape[1]:
                 return None
             scores, ids = self._index.search(vector[None, :], len(self._entries))
@@ -137,38 +175,44 @@ class ResponseCache:
                 if score < self.threshold:
                     break
                 entry = self._entries[i]
-                if entry.polarity == polarity and entry.entities == entities:
+                if entry.scope == scope and entry.polarity == polarity and entry.entities == entities:
                     self._clock += 1
                     entry.last_used = self._clock
-                    hit = CacheHit(entry.query, copy.deepcopy(entry.answer), float(score), bundle_version)
+                    hit = CacheHit(entry.entry_id, float(score), copy.deepcopy(entry.answer), bundle_version)
                     break
         if hit is not None and self.style_variation and isinstance(hit.answer.get("answer"), str):
             text = hit.answer["answer"]
             hit.answer["answer"] = vary_style(text, seed=query, protected=self._entities(text) | entities)
         return hit
 
-    def store(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool) -> bool:
-        """Remember a verified `answer` to `query`; False (nothing stored) when it was not verified."""
+    def store(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool,
+              owner: str, scope: str) -> bool:
+        """Remember `owner`'s verified `answer` to `query` under `scope`; False (nothing stored) when
+        it was not verified, the scope is empty, or the question or answer text has an identifier."""
         _require_text(query, "query")
         _require_text(bundle_version, "bundle_version")
+        owner = validate_user_id(owner)
+        scope = _require_scope(scope)
         if not isinstance(answer, dict):
             raise TypeError(f"answer must be a dict, got {type(answer).__name__}")
         try:
             json.dumps(answer, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"answer must be JSON-serialisable: {exc}") from exc
-        if not verified:
+        text = answer.get("answer")
+        if not verified or not scope or has_identifiers(query) or (isinstance(text, str) and has_identifiers(text)):
             return False
         vector, polarity, entities = self._key(query)
-        with self._lock:
-            self._reload_if_changed()
+        with self._lock, self._file_lock():
+            self._reload(force=True)
             self._switch_version(bundle_version, persist=False)
             if self._entries and vector.shape[0] != self._vectors.shape[1]:
                 log.warning("response cache: query vectors changed dimension; emptying the cache")
                 self._set_entries([], np.zeros((0, 0), dtype=np.float32))
             self._clock += 1
-            entry = _Entry(_normalise(query), copy.deepcopy(answer), polarity, entities, self._clock)
-            keep = [i for i, e in enumerate(self._entries) if e.query != entry.query]
+            entry = _Entry(self._entry_id(query), copy.deepcopy(answer), polarity, entities, owner, scope,
+                           self._clock)
+            keep = [i for i, e in enumerate(self._entries) if e.entry_id != entry.entry_id]
             entries = [self._entries[i] for i in keep] + [entry]
             vectors = np.vstack([self._vectors[keep].reshape(len(keep), vector.shape[0]), vector[None, :]])
             if len(entries) > self.max_size:
@@ -179,14 +223,26 @@ class ResponseCache:
             self._persist()
         return True
 
+    def forget_user(self, user_id: str) -> int:
+        """Erase every entry `user_id` created, in the file every worker reads; how many were erased."""
+        uid = validate_user_id(user_id)
+        with self._lock, self._file_lock():
+            self._reload(force=True)
+            keep = [i for i, e in enumerate(self._entries) if e.owner != uid]
+            erased = len(self._entries) - len(keep)
+            if erased:
+                self._set_entries([self._entries[i] for i in keep], self._vectors[keep])
+                self._persist()
+        return erased
+
     def set_bundle_version(self, bundle_version: str) -> None:
         """Declare the index bundle now served; a different one than the cache's empties it."""
         _require_text(bundle_version, "bundle_version")
-        with self._lock:
-            self._reload_if_changed()
+        with self._lock, self._file_lock():
+            self._reload(force=True)
             self._switch_version(bundle_version)
 
-    # -- internals (called with the lock held, except _key) ------------------------------------
+    # -- internals (called with self._lock held, except _key) ---------------------------------
 
     def _key(self, query: str) -> tuple[np.ndarray, Polarity, frozenset[str]]:
         vector = np.asarray(self._embed(query), dtype=np.float32)
@@ -196,6 +252,24 @@ class ResponseCache:
         if vector.ndim != 1 or not np.isfinite(norm) or norm == 0.0:
             raise ValueError(f"embed(query) must return one finite non-zero vector, got shape {vector.shape}")
         return vector / norm, question_polarity(query), frozenset(self._entities(query))
+
+    def _entry_id(self, query: str) -> str:
+        text = " ".join(query.split()).encode("utf-8")
+        return hmac.new(self._salt.encode("ascii"), text, hashlib.sha256).hexdigest()[:ENTRY_ID_CHARS]
+
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """Exclusive across processes (flock on `<file>.lock`); a no-op for an in-memory cache."""
+        if self.path is None:
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "ab") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def _switch_version(self, bundle_version: str, persist: bool = True) -> None:
         if self._version == bundle_version:
@@ -215,18 +289,18 @@ class ResponseCache:
             self._index = faiss.IndexFlatIP(self._vectors.shape[1])
             self._index.add(self._vectors)
 
-    def _file_stamp(self) -> tuple[int, int, int] | None:
+    def _file_stamp(self) -> tuple[int, ...] | None:
         try:
             st = self.path.stat()  # type: ignore[union-attr]
         except FileNotFoundError:
             return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
     def _persist(self) -> None:
         if self.path is None:
             return
-        meta = {"format": FORMAT_VERSION, "bundle_version": self._version, "clock": self._clock,
-                "entries": [e.to_json() for e in self._entries]}
+        meta = {"format": FORMAT_VERSION, "salt": self._salt, "bundle_version": self._version,
+                "clock": self._clock, "entries": [e.to_json() for e in self._entries]}
         meta_bytes = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
 
         def write(tmp: Path) -> None:
@@ -236,13 +310,21 @@ class ResponseCache:
         atomic_write(self.path, write)
         self._stamp = self._file_stamp()
 
-    def _reload_if_changed(self) -> None:
+    def _reload(self, force: bool = False) -> bool:
+        """Adopt the file's contents when it changed (always with `force`, which mutations use under
+        the file lock). The file is the truth: a missing one means an empty cache. False when the
+        file was unreadable (the cache is then empty too)."""
         if self.path is None:
-            return
+            return True
         stamp = self._file_stamp()
-        if stamp is None or stamp == self._stamp:
-            return
+        if stamp == self._stamp and not force:
+            return True
         self._stamp = stamp
+        recency = {e.entry_id: e.last_used for e in self._entries}
+        self._set_entries([], np.zeros((0, 0), dtype=np.float32))
+        if stamp is None:
+            self._version = None
+            return True
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
@@ -252,8 +334,13 @@ class ResponseCache:
             entries = [_Entry.from_json(e) for e in meta["entries"]]
             if len(entries) != (vectors.shape[0] if entries else 0):
                 raise ValueError(f"{len(entries)} entries but {vectors.shape[0]} vectors")
+            salt, version, clock = str(meta["salt"]), meta["bundle_version"], int(meta["clock"])
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
             log.warning("response cache %s is unreadable (%s); starting empty", self.path, exc)
-            return
-        self._version, self._clock = meta["bundle_version"], max(self._clock, int(meta["clock"]))
+            self._version = None
+            return False
+        for e in entries:   # hits this process served since the file was written still count
+            e.last_used = max(e.last_used, recency.get(e.entry_id, 0))
+        self._salt, self._version, self._clock = salt, version, max(self._clock, clock)
         self._set_entries(entries, vectors)
+        return True

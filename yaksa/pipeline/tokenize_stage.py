@@ -17,7 +17,7 @@ from yaksa.atomicio import write_parquet
 from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
-from yaksa.retrieval.vocabulary import curated_medical_words
+from yaksa.scope.vocabulary import curated_medical_words
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 from yaksa.text.userdict import DEFAULT_SCORE, UserWord, build_user_words, write_userdict
 

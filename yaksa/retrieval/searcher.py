@@ -1,4 +1,4 @@
-"""Search a loaded bundle: expand, route, BM25 + dense per collection, fuse, rerank, guard.
+"""Search a loaded bundle: expand, route, BM25 + dense per collection, fuse, rerank.
 
 One query goes through the stages of the retrieval design, each timed so benchmarks and the agent's
 trace can show where time goes:
@@ -8,17 +8,18 @@ trace can show where time goes:
   route     the collections to search (`yaksa.retrieval.routing`)
   bm25 / faiss per collection, `pool` candidates each; `bm25` and `dense` fusion run one alone (the
             ablation baselines), `weighted` and `rrf` fuse both (`yaksa.retrieval.fusion`)
-  prior     side-effect sections down-weighted unless side effects are asked about (`side_effect_prior`)
+  focus     what the question is about (`yaksa.retrieval.focus`): named drugs, symptoms, section intent,
+            population, route. In the drugs collection a named drug or a symptom replaces the fused
+            ranking by the focused one (`yaksa.retrieval.focused`): candidates come only from the named
+            products, or from products whose 효능효과 names the symptom
+  prior     sections (MFDS) or question types (MedQuAD) that do not answer the intent are multiplied
+            by `side_effect_prior` (the collection's intent factor; secondary sections by its square
+            root); with no intent, side-effect sections unless side effects are asked about
   merge     collections' fused lists merged by fused score
   rerank    a cross-encoder over the top `rerank_candidates` when configured; `none` keeps the order
-  guard     out-of-scope: blocked when the question is a service request (`scope_rules`: bookings,
-            insurance, opening hours), or when it names no medical term (`vocabulary`) and no
-            collection in its scope has a best dense cosine reaching its calibrated `oos_threshold`
-            (with a reranker: the top rerank score is below `oos_rerank_threshold`). Raw cosines are used because fused scores are min-max
-            normalised per query and so say nothing about absolute relevance.
 
-Blocked results still carry their hits (useful for debugging); callers that answer questions must
-refuse them before calling any LLM.
+Whether a question may be searched at all is not decided here: the scope stage (`yaksa.scope`)
+decides that first, before the searcher (or anything else) sees the question.
 """
 
 from __future__ import annotations
@@ -33,16 +34,18 @@ import numpy as np
 
 from yaksa.config import RetrievalParams
 from yaksa.retrieval.expansion import ExpandedQuery, expand_query, load_rules
+from yaksa.retrieval.focus import Focus, analyse
+from yaksa.retrieval.focused import rank_drug, rank_symptom
 from yaksa.retrieval.fusion import rrf, weighted_fusion
+from yaksa.retrieval.linking import DrugCatalog
 from yaksa.retrieval.loader import LoadedBundle
-from yaksa.retrieval.oos import OOSGuard
 from yaksa.retrieval.rerank import Reranker, make_reranker
-from yaksa.retrieval.routing import route, scope_collections
-from yaksa.retrieval.scope_rules import asks_side_effects, service_request
-from yaksa.retrieval.vocabulary import medical_vocabulary
+from yaksa.retrieval.routing import route
+from yaksa.retrieval.section_intent import EN_QTYPES, SectionIntent, asks_side_effects
 
 Key = tuple[str, int]  # (collection, row)
 QUERY_VECTOR_CACHE = 1024
+DRUGS = "drugs"  # the collection of MFDS label sections, where drug names and symptoms constrain
 
 
 @dataclass(frozen=True)
@@ -70,40 +73,32 @@ class SearchHit:
 class SearchResult:
     query: str
     hits: list[SearchHit]
-    blocked: bool
     collections: list[str]
     fusion: str | dict[str, str]
-    guard: dict[str, Any]            # score name, best score and threshold per collection
     expansion: ExpandedQuery | None
     reranker: str
     timings_ms: dict[str, float]
     bm25_tokens: list[str] = field(default_factory=list)  # what BM25 was asked, after expansion
+    focus: Focus | None = None  # what the question is about and whether the hits honour it
 
     def to_json(self) -> dict[str, Any]:
         """The wire format shared by `yaksa search --json` and `GET /v1/search`."""
         return {
             "query": self.query,
-            "blocked": self.blocked,
             "collections": self.collections,
             "results": [h.to_json() for h in self.hits],
             "fusion": self.fusion,
             "reranker": self.reranker,
-            "guard": self.guard,
             "expansion": self.expansion.to_json() if self.expansion else None,
             "bm25_tokens": self.bm25_tokens,
             "timings_ms": self.timings_ms,
+            "focus": self.focus.to_json() if self.focus else None,
         }
-
-
-@dataclass
-class _Candidates:
-    fused: list[tuple[Key, float]]
-    guard_score: float | None  # best raw dense cosine of this collection (None: dense did not run)
 
 
 class Searcher:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None, use_focus: bool = True) -> None:
         self.loaded = loaded
         self.params = params or RetrievalParams()
         # resolved once: the per-collection overrides do not change while this searcher lives
@@ -113,17 +108,28 @@ class Searcher:
         # and one agent turn embeds its question for the cache and for the search.
         self._embed = lru_cache(maxsize=QUERY_VECTOR_CACHE)(self._embed_uncached)
         self._stopwords = load_rules().query_stopwords
-        self._side_effect_rows = {
-            name: loaded.bundle.collections[name].docs.rows_with_metadata("section_key", "side_effects")
-            for name, p in self._params.items() if p.side_effect_prior < 1.0}
-        self._guards = {name: OOSGuard(p.oos_threshold, "dense.cosine")
-                        for name, p in self._params.items() if p.oos_threshold is not None}
-        # the rules and the vocabulary belong to the guard: with no calibrated threshold nothing is blocked
-        self._vocabulary = (medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
-                            if self._guards else frozenset())
-        self._rerank_guard = (OOSGuard(self.params.oos_rerank_threshold, "rerank.sigmoid")
-                              if self.reranker.name != "none" and self.params.oos_rerank_threshold is not None
-                              else None)
+        self.use_focus = use_focus
+        # row -> section key (MFDS) or question type (MedQuAD), for the intent prior; read once
+        self._row_sections: dict[str, dict[int, str]] = {
+            name: self._sections_of(name) for name, p in self._params.items() if p.side_effect_prior < 1.0}
+        self.catalog: DrugCatalog | None = None
+        self._drug_vectors: np.ndarray | None = None
+        if use_focus and DRUGS in loaded.bundle.collections:
+            col = loaded.bundle.collections[DRUGS]
+            self.catalog = DrugCatalog.from_documents(enumerate(col.documents(list(range(col.count)))))
+            self._drug_vectors = np.asarray(col.dense.reconstruct_n(0, col.dense.ntotal), dtype=np.float32)
+
+    def _sections_of(self, name: str) -> dict[int, str]:
+        docs = self.loaded.bundle.collections[name].docs
+        values = [*("efficacy", "usage", "warning", "precautions", "interactions", "side_effects", "storage")]
+        key = "section_key"
+        if name != DRUGS:
+            values, key = [q for q, _ in EN_QTYPES], "qtype"
+        return {row: value for value in values for row in docs.rows_with_metadata(key, value)}
+
+    def focus_of(self, query: str) -> Focus:
+        """What `query` is about, against this bundle's products (see `yaksa.retrieval.focus`)."""
+        return analyse(query, self.catalog)
 
     def _embed_uncached(self, collection: str, text: str) -> np.ndarray:
         vector = self.loaded.embedders[collection].embed_query(text)
@@ -144,8 +150,25 @@ class Searcher:
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - t) * 1000
         return out
 
+    def _intent_prior(self, name: str, fused: list[tuple[Key, float]], query: str,
+                      intent: SectionIntent | None) -> list[tuple[Key, float]]:
+        """Demote what does not answer the intent (module doc); unchanged without a factor < 1."""
+        sections = self._row_sections.get(name)
+        if sections is None:
+            return fused
+        factor = self._params[name].side_effect_prior
+        if intent is None or intent.name is None:
+            if name != DRUGS or asks_side_effects(query):
+                return fused
+            weights = {row: factor for row, s in sections.items() if s == "side_effects"}
+        else:
+            rank_factor = (1.0, factor ** 0.5, factor)
+            weights = {row: rank_factor[min(intent.rank(s), 2)] for row, s in sections.items()}
+        return sorted(((key, score * weights.get(key[1], factor if intent and intent.name else 1.0))
+                       for key, score in fused), key=lambda kv: -kv[1])
+
     def _collection(self, name: str, tokens: list[str], query: str, timings: dict[str, float],
-                    qvecs: dict[str, Any]) -> _Candidates:
+                    qvecs: dict[str, Any], focus: Focus | None = None) -> list[tuple[Key, float]]:
         p = self._params[name]
         col = self.loaded.bundle.collections[name]
         scored: dict[str, list[tuple[Key, float]]] = {}
@@ -167,22 +190,9 @@ class Searcher:
             fused = rrf({n: [key for key, _ in pairs] for n, pairs in scored.items()}, k=p.rrf_k)
         else:
             fused = weighted_fusion(scored, {"bm25": p.bm25_weight, "dense": p.dense_weight})
-        if name in self._side_effect_rows and not asks_side_effects(query):
-            rows = self._side_effect_rows[name]
-            fused = sorted(((key, score * p.side_effect_prior if key[1] in rows else score) for key, score in fused),
-                           key=lambda kv: -kv[1])
+        fused = self._intent_prior(name, fused, query, focus.intent if focus else None)
         timings["fuse"] = timings.get("fuse", 0.0) + (time.perf_counter() - t) * 1000
-        dense = scored.get("dense")
-        return _Candidates(fused, dense[0][1] if dense else None)
-
-    def _best_cosine(self, name: str, query: str, timings: dict[str, float], qvecs: dict[str, Any]) -> float | None:
-        """The guard's score for a collection that was not searched (see routing.scope_collections)."""
-        embedder = self.loaded.embedders[name]
-        if embedder.id not in qvecs:
-            qvecs[embedder.id] = self._timed(timings, "embed_query", self._embed, name, query)
-        _, scores = self._timed(timings, "faiss", self.loaded.bundle.collections[name].dense_search,
-                                qvecs[embedder.id], 1)
-        return float(scores[0]) if len(scores) else None
+        return fused
 
     def _fetch(self, keys: Sequence[Key]) -> dict[Key, Any]:
         docs: dict[Key, Any] = {}
@@ -190,19 +200,6 @@ class Searcher:
             rows = [row for n, row in keys if n == name]
             docs.update({(name, r): d for r, d in zip(rows, self.loaded.bundle.collections[name].documents(rows))})
         return docs
-
-    def _guard(self, per_collection: dict[str, float | None]) -> tuple[bool, dict[str, Any]]:
-        """Every searched collection's best cosine is reported (calibration reads them); only those
-        with a threshold vote, and the question is blocked when all of the voters block it."""
-        checks, votes = {}, []
-        for name, score in per_collection.items():
-            threshold = self._params[name].oos_threshold
-            check: dict[str, Any] = {"score": None if score is None else round(score, 6), "threshold": threshold}
-            if name in self._guards:
-                check["blocked"] = self._guards[name].blocked(score)
-                votes.append(check["blocked"])
-            checks[name] = check
-        return bool(votes) and all(votes), {"score_name": "dense.cosine", "collections": checks}
 
     def search(self, query: str, k: int | None = None, collections: list[str] | None = None,
                task: str = "qa", recall_terms: Sequence[str] = (), avoid_terms: Sequence[str] = ()) -> SearchResult:
@@ -229,25 +226,14 @@ class Searcher:
         if expanded is not None:  # "먹어도 되나요" matches every label: rank by what the question is about
             tokens = [t for t in analysed if t not in self._stopwords] or analysed
         merged: list[tuple[Key, float]] = []
-        guard_scores: dict[str, float | None] = {}
         qvecs: dict[str, Any] = {}
+        focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
         for name in targets:
-            cands = self._collection(name, tokens, query, timings, qvecs)
-            merged.extend(cands.fused)
-            guard_scores[name] = cands.guard_score
-        for name in scope_collections(query, available):
-            if name not in guard_scores and self._params[name].oos_threshold is not None:
-                guard_scores[name] = self._best_cosine(name, query, timings, qvecs)
-        blocked, guard = self._guard(guard_scores)
-        # the lexical query's tokens: the question's own, plus terms only a matched rule could add
-        terms = sorted({t for t in analysed if t in self._vocabulary}
-                       | {f"rule:{family}" for family in (expanded.sources if expanded else {})
-                          if self._vocabulary and family != "router"})
-        if terms:
-            blocked, guard = False, {**guard, "medical_terms": terms}
-        rule = service_request(query) if self._guards else None
-        if rule:
-            blocked, guard = True, {**guard, "rule": rule}
+            if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:
+                ranked_focus, focus = self._focused(name, query, focus, k, timings, qvecs)
+                merged.extend(ranked_focus)
+            else:
+                merged.extend(self._collection(name, tokens, query, timings, qvecs, focus))
         ranked = sorted(merged, key=lambda kv: -kv[1])
         if self.reranker.name == "none":
             best = ranked[:k]
@@ -263,21 +249,28 @@ class Searcher:
             passages = [f"{docs[key].title} {docs[key].section}\n{docs[key].text}" for key, _ in pool]
             order = self._timed(timings, "rerank", self.reranker.rerank, rerank_query, passages, k)
             best = [(pool[i][0], score) for i, score in order]
-            if self._rerank_guard is not None:
-                top = best[0][1] if best else None
-                blocked = bool(rule) or self._rerank_guard.blocked(top)
-                guard = {"score_name": "rerank.sigmoid", "score": top, "threshold": self._rerank_guard.threshold,
-                         "rule": rule}
         hits = [SearchHit(d.doc_id, name, score, d.title, d.section, d.text, d.metadata)
                 for (name, row), score in best for d in [docs[(name, row)]]]
         timings["total"] = (time.perf_counter() - start) * 1000
         fusion = {n: self._params[n].fusion for n in targets}
         return SearchResult(
-            query=query, hits=hits, blocked=blocked, collections=targets,
+            query=query, hits=hits, collections=targets,
             fusion=fusion[targets[0]] if len(set(fusion.values())) == 1 else fusion,
-            guard=guard, expansion=expanded, reranker=self.reranker.name,
-            timings_ms={n: round(v, 3) for n, v in timings.items()}, bm25_tokens=tokens,
+            expansion=expanded, reranker=self.reranker.name,
+            timings_ms={n: round(v, 3) for n, v in timings.items()}, bm25_tokens=tokens, focus=focus,
         )
+
+    def _focused(self, name: str, query: str, focus: Focus, k: int, timings: dict[str, float],
+                 qvecs: dict[str, Any]) -> tuple[list[tuple[Key, float]], Focus]:
+        """The drugs collection ranked under the focus (`yaksa.retrieval.focused`)."""
+        embedder = self.loaded.embedders[name]
+        if embedder.id not in qvecs:
+            qvecs[embedder.id] = self._timed(timings, "embed_query", self._embed, name, query)
+        assert self.catalog is not None and self._drug_vectors is not None
+        need = max(k, self.params.rerank_candidates if self.reranker.name != "none" else k)
+        rank = rank_drug if focus.mode == "drug" else rank_symptom
+        return self._timed(timings, "focused", rank, focus, self.catalog, self._drug_vectors,
+                           qvecs[embedder.id], name, need)
 
 
 def _reranker_for(params: RetrievalParams) -> Reranker:

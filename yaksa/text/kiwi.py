@@ -3,11 +3,18 @@
 Kiwi ships its language model in `kiwipiepy_model`, takes user words at run time (our drug brands
 and ingredients) and analyses a list of texts on a thread pool, which is what makes indexing ~30k
 documents on two cores take seconds rather than minutes.
+
+Thread safety: the server tokenizes each turn's query in its own worker thread with one shared
+tokenizer. A built Kiwi may analyse from several threads at once (kiwipiepy's documentation,
+"멀티스레딩", shares one instance between Python threads), but it builds itself lazily on the
+first analysis (and again after `add_user_word`), and that build is not guarded. So the first
+analysis runs under a lock, once, before any caller sees the analyser.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +63,17 @@ class KiwiTokenizer:
             for w in read_userdict(path):
                 self._kiwi.add_user_word(w.word, w.tag, w.score)
             self._userdict_hash = userdict_hash(path)
+        self._ready = False
+        self._ready_lock = threading.Lock()
+
+    def _analyser(self) -> Any:
+        """The Kiwi instance, built (under the lock, once) before its first concurrent use."""
+        if not self._ready:
+            with self._ready_lock:
+                if not self._ready:
+                    self._kiwi.tokenize("준비")
+                    self._ready = True
+        return self._kiwi
 
     def identity(self) -> dict[str, object]:
         return tokenizer_identity(self.name, self._version, self._pos, self._userdict_hash)
@@ -65,7 +83,7 @@ class KiwiTokenizer:
             raise TypeError(f"tokenize() expects str, got {type(text).__name__}")
         if not needs_analyser(text):
             return plain_terms(text, self._keep)
-        return self._terms(text, self._kiwi.tokenize(text))
+        return self._terms(text, self._analyser().tokenize(text))
 
     def tokenize_many(self, texts: Sequence[str], progress: bool = False) -> list[list[str]]:
         items = check_texts(texts)
@@ -78,7 +96,7 @@ class KiwiTokenizer:
             if i not in korean_set:
                 out[i] = plain_terms(text, self._keep)
         # Passing the whole list lets Kiwi analyse on its worker pool; results come back in order.
-        results = self._kiwi.tokenize([items[i] for i in korean]) if korean else []
+        results = self._analyser().tokenize([items[i] for i in korean]) if korean else []
         if progress:
             from tqdm import tqdm
 

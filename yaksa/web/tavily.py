@@ -4,6 +4,11 @@ Why separate from retrieval: web pages are unvetted, so they are shown to the us
 reading" only; the answer is grounded in the index alone. A web search must never fail a turn:
 with no `TAVILY_API_KEY`, no network or a slow API the caller gets an empty list and a reason.
 
+Privacy: only `query` is sent, exactly as given, and never logged. Choosing it is the caller's job:
+the service searches only the query its agent hands over (`web_query` event: in-scope questions,
+personal identifiers and the user's statements about themselves removed), never the raw question.
+The call is bounded by `timeout` twice: the client's own HTTP timeout and an `asyncio.wait_for`.
+
 Configuration (environment): `TAVILY_API_KEY` turns the search on; `TAVILY_BASE_URL` points the
 real `tavily-python` client at another endpoint (a proxy, or the fake server the tests run on
 127.0.0.1); it defaults to Tavily's own `https://api.tavily.com`.

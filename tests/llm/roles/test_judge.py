@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.extractive import extractive_answer
 from yaksa.llm.roles import judge
 from yaksa.llm.usage import UsageLedger

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.fake_openai import FakeOpenAI, Reply
-from yaksa.agent.api import Citation
+from yaksa.llm.evidence import Citation
 from yaksa.llm.roles import correct, verify
 from yaksa.llm.usage import UsageLedger
 

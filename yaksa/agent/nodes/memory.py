@@ -1,7 +1,12 @@
 """extract_slots and store_memory: what the user says about themselves, kept across turns.
 
-A message that carries profile facts but asks nothing ("65세 남성이고 당뇨가 있어요") is a
-statement: it is remembered and acknowledged without a search.
+A message that only states facts about the user and asks nothing ("65세 남성이고 당뇨가 있어요",
+"와파린을 먹고 있어요") is a statement: it is remembered and acknowledged without a search. Whether
+it asks is decided by meaning (`message_kind`), not by a "?": "판콜에스 하루에 몇 번 먹어요" and
+symptom descriptions ("밤에 기침이 심해요") are questions and get an answer. A statement with no
+extracted slot (a fact the active extractor cannot see) is answered as a question rather than
+acknowledged as remembered. store_memory runs for questions too, so their slots (the symptom of
+"배탈 나서 설사해요", the drug of "와파린 먹는데 ...?") are remembered as well.
 """
 
 from __future__ import annotations
@@ -9,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import is_question, statement_reply
+from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.speech_act import message_kind
 from yaksa.retrieval.active import retrieval_plan
 
 
@@ -19,8 +25,10 @@ def extract_slots(deps: AgentDeps):
         flags = state["flags"]
         slots = deps.extractor_for(flags).extract(state["question"])
         turn.notes["slots"] = [s.to_json() for s in slots]
+        kind = message_kind(state["question"], slots)
+        turn.notes["speech_act"] = kind
         update: dict[str, Any] = {"slots": slots}
-        if slots and not is_question(state["question"]):
+        if slots and kind == "statement" and not state.get("cache_hit"):  # a cached answer is already chosen
             update["intent"] = "statement"
         elif flags.active_retrieval:
             plan = retrieval_plan(state["question"], slot_count=len(slots))

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from yaksa.agent.api import Citation
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.speech_act import message_kind
+from yaksa.llm.evidence import Citation
 
 
 def cache_entities(deps: AgentDeps, text: str) -> frozenset[str]:
@@ -36,9 +37,13 @@ def check_similarity(deps: AgentDeps):
         if not _cacheable(state, deps):
             turn.notes["cache"] = "off"
             return {"cache_hit": False, "cacheable": False}
-        hit = deps.cache.lookup(state["question"], deps.bundle_version)
-        turn.notes["cache"] = {"hit": hit is not None, **({"similarity": round(hit.similarity, 4),
-                                                           "cached_query": hit.query} if hit else {})}
+        if message_kind(state["question"], deps.extractor.extract(state["question"])) == "statement":
+            # "와파린을 먹고 있어요" is a fact to remember, not a question a cached answer could serve
+            turn.notes["cache"] = "statement"
+            return {"cache_hit": False, "cacheable": True}
+        hit = deps.cache.lookup(state["question"], deps.bundle_version, state["scope"].verdict)
+        # never the cached question itself: it is another user's text
+        turn.notes["cache"] = {"hit": hit is not None, **({"similarity": round(hit.similarity, 4)} if hit else {})}
         if hit is None:
             return {"cache_hit": False, "cacheable": True}
         a = hit.answer
@@ -50,13 +55,18 @@ def check_similarity(deps: AgentDeps):
 
 def store_response(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
-        deps.history.add(state["user_id"], state["question"], state.get("answer", ""))
         stored = False
+        if state.get("blocked"):  # an out-of-scope question is kept nowhere, not even in the history
+            turn.notes["stored_in_cache"] = stored
+            return {}
+        deps.store_for(state["flags"]).add_turn(state["user_id"], state["question"], state.get("answer", ""))
         if (not state.get("cache_hit") and state.get("verified") and not state.get("blocked")
                 and state.get("intent") == "question" and state.get("citations") and state.get("cacheable")):
             payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],
                        "verification": state.get("verification")}
-            stored = deps.cache.store(state["question"], payload, deps.bundle_version, verified=True)
+            # the cache refuses questions holding personal identifiers (yaksa.privacy)
+            stored = deps.cache.store(state["question"], payload, deps.bundle_version, verified=True,
+                                      owner=state["user_id"], scope=state["scope"].verdict)
         turn.notes["stored_in_cache"] = stored
         return {}
     return run

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from yaksa.agent.api import Citation
 from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
+from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
 from yaksa.llm.results import Correction
 from yaksa.llm.rule_verifier import rule_correct
 from yaksa.llm.usage import UsageLedger
 
-EVIDENCE_TOKENS = 3000
 PROMPT = """You correct a pharmacist assistant's answer. Fix every listed problem using only the
 evidence documents: remove or fix unsupported claims, copy doses exactly from the cited document,
 cite every claim as [문서 N], keep the user's language, and end with "전문가와 꼭 상담하세요".

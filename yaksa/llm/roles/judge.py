@@ -9,16 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from yaksa.agent.api import Citation
 from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
+from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
 from yaksa.llm.heuristic_judge import heuristic_judge
 from yaksa.llm.results import Judgement
 from yaksa.llm.usage import UsageLedger
 
 WEIGHTS = {"grounding": 0.4, "completeness": 0.3, "accuracy": 0.3}
-EVIDENCE_TOKENS = 3000
 PROMPT = """You grade a pharmacist assistant's answer against its evidence documents.
 grounding: share of claims supported by the cited documents; completeness: how fully it answers the
 question for this user; accuracy: doses, numbers and cautions match the documents. Each in [0, 1].

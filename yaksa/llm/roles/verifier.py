@@ -12,15 +12,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from yaksa.agent.api import Citation
 from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
+from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
 from yaksa.llm.results import Verification
 from yaksa.llm.rule_verifier import verify_rules
 from yaksa.llm.usage import UsageLedger
 
-EVIDENCE_TOKENS = 3000
 PROMPT = """You verify a pharmacist assistant's answer against its evidence documents.
 FAIL the answer if any claim is not supported by the documents, a dose or number differs from the
 cited document, a claim lacks a [문서 N] citation, a contraindication for the user is ignored, or it

@@ -1,18 +1,25 @@
-"""The medical vocabulary the out-of-scope guard accepts as evidence of an in-scope question.
+"""The medical vocabulary behind the scope model's concept-density signal.
 
-Why a second signal: Korean consumer questions ("두통이 있는데 타이레놀 먹어도 돼요?") reach a best
+Why a vocabulary signal: Korean consumer questions ("두통이 있는데 타이레놀 먹어도 돼요?") reach a best
 cosine barely above coherent off-topic ones ("삼성전자 주가 알려줘"), because multilingual-e5
 compresses short Korean sentences into a narrow band. Naming a product, an ingredient, a symptom, a
 condition or a drug class is strong evidence of scope that a cosine cannot see. The vocabulary is
 built from what the bundle and the project already curate: the bundle's user dictionary (product
 brand stems and ingredients), the query-expansion rules, the Korean symptom/condition lexicon used
 for slot extraction, and a short list of drug-class and dosing words below. Only single analyser
-tokens are kept, so a phrase never matches by one common word.
+tokens are kept, so a phrase never matches by one common word. English questions are matched
+against `ENGLISH_MEDICAL_WORDS` and the suffixes of drug and disease names (`ENGLISH_MEDICAL_SUFFIX`),
+since the bundle's dictionary is Korean.
+
+Why density and not presence: one medical-sounding word ("크림" in "크림 파스타 레시피", "비타민" in
+"비타민 주식 전망") must not decide. The scope model reads the *share* of the question's content
+tokens that are medical, next to the other signals (`features.py`).
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -27,6 +34,28 @@ DRUG_WORDS: tuple[str, ...] = (
     "진통소염제", "혈압약", "당뇨약", "복용", "투약", "용법", "용량", "부작용", "상호작용", "효능", "처방",
     "일반의약품", "전문의약품", "임부", "수유부", "알약", "정제", "캡슐",
 )
+
+
+_ENGLISH_WORDS = """
+    ache aches acid acne adhd allergic allergies allergy alzheimer anemia antacid antibiotic antibiotics
+    antidepressant antihistamine antihistamines anxiety arthritis aspirin asthma athlete bleeding blood
+    bp breastfeed breastfeeding bronchitis burn calcium cancer capsule capsules cholesterol chronic
+    clinical cold colitis congestion constipation contagious copd cough cramps cream cure curable
+    decongestant dementia depression dermatitis diabetes diabetic diagnosed diagnosis diarrhea disease
+    disorder dizziness dizzy dosage dose doses drowsy drug drugs dry eczema elderly fatigue fever flu
+    fracture gout headache heartburn hepatitis hives hypertension hypothyroidism immune infection
+    infections inflammation inhaler insomnia insulin itch itching itchy kidney lozenge medication
+    medications medicine medicines migraine migraines mortality nasal nausea ointment overdose pain
+    painkiller patients pediatric pill pills pneumonia pregnancy pregnant prescription probiotic
+    probiotics psoriasis rash relief remedy risk runny seizure sinus sleep sore spray stomach stroke
+    supplement supplementation supplements swallowed symptom symptoms syndrome syrup tablet tablets
+    therapy throat toddler treated treatment treatments ulcer vaccine vitamin vitamins vomiting
+"""
+ENGLISH_MEDICAL_WORDS: frozenset[str] = frozenset(_ENGLISH_WORDS.split())
+# suffixes of generic drug and disease names (ibuprofen is not in any list, but -profen is)
+ENGLISH_MEDICAL_SUFFIX = re.compile(
+    r"(profen|amol|cillin|mycin|cycline|prazole|tidine|olol|pril|sartan|statin|formin|pine|zepam|azole"
+    r"|mab|vir|itis|osis|emia|algia|oma|pathy|ectomy|phen|caine|dryl|nol)$")
 
 
 # inflected forms ("열나다", "가래가") must stay phrases for the analyser, not become nouns
@@ -72,3 +101,12 @@ def medical_vocabulary(tokenizer: Tokenizer, userdict: Path | None) -> frozenset
         if len(tokens) == 1:
             words.add(tokens[0])
     return frozenset(words)
+
+
+def is_medical_token(token: str, vocabulary: frozenset[str]) -> bool:
+    """A Korean token in the bundle vocabulary, or an English medical word or drug/disease name."""
+    if token in vocabulary:
+        return True
+    word = token.lower()
+    return word.isascii() and word.isalpha() and (
+        word in ENGLISH_MEDICAL_WORDS or (len(word) > 5 and ENGLISH_MEDICAL_SUFFIX.search(word) is not None))

@@ -1,19 +1,16 @@
-"""Out-of-scope guard: refuse to answer when even the best retrieved passage scores too low.
+"""Choose a blocking threshold on a score: the highest block rate within a false-block budget.
 
-Why calibrate instead of picking a floor: a weak floor removes noise but lets coherent off-topic
-questions ("삼성전자 주가") through, and a strong one blocks real pharmacy questions. The threshold
-is chosen on dev questions known to be in scope and out of scope, on the score the pipeline
-actually uses (reranker score when a reranker runs, fused first-stage score offline), and both the
-block rate and the false-block rate are reported. `score_name` records which score that was, so a
-threshold calibrated on one scale is not silently applied to another.
+Why a budget first: a scope decision that blocks real pharmacy questions is worse than one that
+lets an odd off-topic question through (the answer step still cites only retrieved documents), so
+the in-scope false-block rate is capped and, within the cap, as much out-of-scope traffic as
+possible is blocked. The scope model (`model.py`) applies it to P(in scope).
 
-Rule: a question is blocked when it has no candidates or its top score is strictly below the
-threshold; a score equal to the threshold passes.
+Rule: a question is blocked when its score is strictly below the threshold; a score equal to the
+threshold passes.
 
 Usage:
     cal = calibrate_threshold(in_scope_scores=[0.9, 0.8, 0.7], out_scope_scores=[0.1, 0.3])
-    guard = OOSGuard(cal.threshold, score_name="rerank.sigmoid")   # threshold 0.7
-    guard.blocked(0.2), guard.blocked(None), guard.blocked(0.75)     # True, True, False
+    cal.threshold, cal.block_rate, cal.false_block_rate      # 0.7, 1.0, 0.0
 """
 
 from __future__ import annotations
@@ -27,25 +24,6 @@ def _finite(value: float, label: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{label} must be a finite number, got {value!r}")
     return float(value)
-
-
-@dataclass(frozen=True)
-class OOSGuard:
-    """Blocks a question whose best candidate scores below `threshold` on the `score_name` scale."""
-
-    threshold: float
-    score_name: str
-
-    def __post_init__(self) -> None:
-        _finite(self.threshold, "threshold")
-        if not isinstance(self.score_name, str) or not self.score_name:
-            raise ValueError(f"score_name must be a non-empty string, got {self.score_name!r}")
-
-    def blocked(self, top_score: float | None) -> bool:
-        """True when there is no candidate (None) or the top score is below the threshold."""
-        if top_score is None:
-            return True
-        return _finite(top_score, "top_score") < self.threshold
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from yaksa.config import load_settings
 from yaksa.retrieval.loader import load_published
-from yaksa.retrieval.vocabulary import curated_medical_words, medical_vocabulary
+from yaksa.scope.vocabulary import curated_medical_words, is_medical_token, medical_vocabulary
 
 
 def test_curated_words_are_single_hangul_nouns() -> None:
@@ -22,3 +22,12 @@ def test_the_build_teaches_the_analyser_the_curated_words(tiny_project: Path) ->
         assert {"두통", "타이레놀", "진통제"} <= vocab and "주가" not in vocab
     finally:
         loaded.close()
+
+
+def test_english_medical_tokens_by_word_and_by_drug_suffix() -> None:
+    vocab = frozenset({"두통"})
+    assert is_medical_token("두통", vocab)
+    for word in ("headache", "Ibuprofen", "amoxicillin", "omeprazole", "lisinopril", "bronchitis"):
+        assert is_medical_token(word.lower(), vocab), word
+    for word in ("pasta", "stock", "recipe", "python", "두", "bone2"):
+        assert not is_medical_token(word, vocab), word

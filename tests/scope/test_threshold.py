@@ -2,30 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.retrieval.oos import CalibrationResult, OOSGuard, calibrate_threshold
-
-
-def test_guard_blocks_missing_and_low_scores_and_passes_ties() -> None:
-    guard = OOSGuard(threshold=0.5, score_name="rerank.sigmoid")
-    assert guard.blocked(None) is True
-    assert guard.blocked(0.49) is True
-    assert guard.blocked(0.5) is False  # equal to the threshold passes
-    assert guard.blocked(0.9) is False
-    with pytest.raises(ValueError, match="top_score"):
-        guard.blocked(float("nan"))
-    with pytest.raises(ValueError, match="threshold"):
-        OOSGuard(threshold=float("inf"), score_name="x")
-    with pytest.raises(ValueError, match="score_name"):
-        OOSGuard(threshold=0.1, score_name="")
+from yaksa.scope.threshold import CalibrationResult, calibrate_threshold
 
 
 def test_separable_scores_block_everything_with_no_false_blocks() -> None:
     cal = calibrate_threshold([0.7, 0.9, 0.8], [0.1, 0.3, 0.2])
     # lowest threshold that blocks all three: the lowest in-scope score
     assert cal == CalibrationResult(threshold=0.7, block_rate=1.0, false_block_rate=0.0)
-    guard = OOSGuard(cal.threshold, "rerank.sigmoid")
-    assert not any(guard.blocked(s) for s in [0.7, 0.9, 0.8])
-    assert all(guard.blocked(s) for s in [0.1, 0.3, 0.2])
 
 
 def test_overlapping_scores_respect_the_false_block_limit() -> None:

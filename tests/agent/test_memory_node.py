@@ -1,0 +1,47 @@
+"""Issue 9 (7/8) at the agent level: what is answered, what is only remembered, and which drugs are
+remembered as taken. Offline, default profile, the tiny published bundle."""
+
+from __future__ import annotations
+
+from yaksa.agent.replies import statement_reply
+
+REMEMBERED = "말씀하신 내용을 기억해 두고"
+
+
+def slot_items(runner, user: str, slot_type: str) -> list[str]:
+    return [i["name"] for i in runner.profile(user)["items"] if i["slot_type"] == slot_type]
+
+
+def test_questions_without_a_question_mark_are_answered_not_remembered(make_runner) -> None:
+    runner = make_runner()
+    for i, text in enumerate(["판콜에스 하루에 몇 번 먹어요", "아세트아미노펜 하루 최대 용량", "무좀약 바르는 법"]):
+        user = f"asker-{i}"
+        result = runner.run(text, user)
+        assert result.trace["intent"] == "question", text
+        assert REMEMBERED not in result.answer and "extract_slots" in result.trace["nodes"]
+        assert slot_items(runner, user, "medications") == []  # asking about a drug is not taking it
+
+
+def test_symptom_descriptions_are_answered_and_their_symptoms_remembered(make_runner) -> None:
+    runner = make_runner()
+    result = runner.run("배탈 나서 설사해요", "sym")
+    assert result.trace["intent"] == "question" and REMEMBERED not in result.answer
+    assert "설사" in slot_items(runner, "sym", "symptoms")
+    cough = runner.run("밤에 기침이 심해요", "cough")
+    assert cough.trace["intent"] == "question" and "기침" in slot_items(runner, "cough", "symptoms")
+
+
+def test_taken_drug_is_remembered_and_asked_drug_is_not(make_runner) -> None:
+    runner = make_runner()
+    stated = runner.run("와파린을 먹고 있어요", "w")
+    assert stated.trace["intent"] == "statement" and "retrieve" not in stated.trace["nodes"]
+    assert stated.answer == statement_reply(stated.profile_summary) and "와파린" in stated.profile_summary
+    assert slot_items(runner, "w", "medications") == ["와파린"]
+
+    asked = runner.run("두통이 있는데 아세트아미노펜 먹어도 되나요?", "a")
+    assert asked.trace["intent"] == "question"
+    assert slot_items(runner, "a", "medications") == [] and "두통" in slot_items(runner, "a", "symptoms")
+
+    mixed = runner.run("임신 중인데 타이레놀 먹어도 되나요", "p")
+    assert mixed.trace["intent"] == "question" and REMEMBERED not in mixed.answer
+    assert any(i["name"] == "pregnancy" and i["value"] == "yes" for i in runner.profile("p")["items"])

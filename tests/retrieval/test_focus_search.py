@@ -1,0 +1,46 @@
+"""The searcher with a focus, on the tiny built project (25 products): named drugs constrain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from yaksa.config import load_settings
+from yaksa.retrieval.loader import LoadedBundle, load_published
+from yaksa.retrieval.searcher import Searcher
+
+
+@pytest.fixture(scope="module")
+def searcher(tiny_project: Path) -> Searcher:
+    settings = load_settings(tiny_project / "params.yaml")
+    loaded: LoadedBundle = load_published(settings.paths.indexes)
+    yield Searcher(loaded, settings.retrieval)
+    loaded.close()
+
+
+def test_named_product_only(searcher: Searcher) -> None:
+    result = searcher.search("겔포스 먹는 법 알려줘", k=3)
+    assert result.hits and all("겔포스" in h.title for h in result.hits)
+    assert result.hits[0].metadata["section_key"] == "usage"
+    focus = result.to_json()["focus"]
+    assert focus["mode"] == "drug" and focus["satisfied"] is True and focus["intent"]["name"] == "usage"
+    assert "focused" in result.timings_ms
+
+
+def test_brand_without_products_is_an_empty_result_with_a_reason(searcher: Searcher) -> None:
+    result = searcher.search("타이레놀 먹어도 되나요")
+    assert result.hits == [] and result.focus.satisfied is False
+    assert "아세트아미노펜" in result.focus.reason
+
+
+def test_general_question_keeps_the_hybrid_path(searcher: Searcher) -> None:
+    result = searcher.search("약 보관은 어떻게 하나요", k=3)
+    assert result.focus.mode == "general" and "fuse" in result.timings_ms
+    assert result.hits[0].metadata["section_key"] == "storage"
+
+
+def test_focus_off_is_the_old_searcher(searcher: Searcher) -> None:
+    plain = Searcher(searcher.loaded, searcher.params, use_focus=False)
+    result = plain.search("겔포스 먹는 법 알려줘", k=3)
+    assert result.focus is None and result.to_json()["focus"] is None and "fuse" in result.timings_ms

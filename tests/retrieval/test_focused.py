@@ -1,0 +1,106 @@
+"""Focus analysis, focused ranking and the relevance check, over the real 500-product documents.
+
+Vectors are random unit rows (the ranking under test must not depend on them for *which* products
+and sections may appear; they only order equals)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yaksa.corpus.document import Document
+from yaksa.retrieval.focus import analyse
+from yaksa.retrieval.focused import rank_drug, rank_symptom, symptom_products
+from yaksa.retrieval.linking import DrugCatalog
+from yaksa.retrieval.relevance import check_relevance
+
+
+@pytest.fixture(scope="module")
+def docs(shared_data: Callable[[str], Path]) -> list[Document]:
+    from yaksa.corpus import mfds_easy_drug
+    from yaksa.corpus.rejects import RejectLog
+
+    return mfds_easy_drug.load(shared_data("mfds-easy-drug-500"), RejectLog())
+
+
+@pytest.fixture(scope="module")
+def catalog(docs: list[Document]) -> DrugCatalog:
+    return DrugCatalog.from_documents(enumerate(docs))
+
+
+@pytest.fixture(scope="module")
+def vectors(docs: list[Document]) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(len(docs), 16)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _ranked(question: str, catalog: DrugCatalog, vectors: np.ndarray, docs: list[Document], need: int = 5):
+    focus = analyse(question, catalog)
+    rank = rank_drug if focus.mode == "drug" else rank_symptom
+    ranked, focus = rank(focus, catalog, vectors, vectors[0], "drugs", need)
+    return [docs[row] for (_, row), _ in ranked], focus
+
+
+def test_modes(catalog: DrugCatalog) -> None:
+    assert analyse("타이레놀 먹어도 되나요", catalog).mode == "drug"
+    baby = analyse("아기 해열제 용량 알려주세요", catalog)
+    assert (baby.mode, baby.symptoms, baby.intent.name, baby.population) == ("symptom", ("발열",), "usage", ("infant",))
+    assert analyse("케토톱 붙이고 햇빛 봐도 되나요", catalog).route == "topical"
+    assert analyse("What causes gout?", catalog).mode == "general"
+
+
+def test_named_brand_cites_only_its_ingredient(catalog: DrugCatalog, vectors: np.ndarray, docs: list[Document]) -> None:
+    hits, focus = _ranked("임신 중인데 타이레놀 먹어도 되나요", catalog, vectors, docs)
+    assert len(hits) == 5 and focus.satisfied
+    assert all("아세트아미노펜" in catalog.products[h.metadata["item_seq"]].ingredients for h in hits)
+    assert hits[0].metadata["section_key"] == "precautions"
+
+
+def test_named_product_answers_the_intent(catalog: DrugCatalog, vectors: np.ndarray, docs: list[Document]) -> None:
+    hits, _ = _ranked("케토톱 붙이고 햇빛 봐도 되나요", catalog, vectors, docs)
+    assert all("케토톱" in h.title for h in hits)
+    assert hits[0].metadata["section_key"] == "precautions"
+
+
+def test_brand_without_products_returns_nothing_with_a_reason(catalog, vectors, docs) -> None:
+    hits, focus = _ranked("지르텍 먹으면 졸려요?", catalog, vectors, docs)
+    assert hits == [] and focus.satisfied is False and "세티리진" in focus.reason
+
+
+def test_symptom_ranks_products_not_side_effect_lists(catalog, vectors, docs) -> None:
+    hits, focus = _ranked("머리가 지끈지끈 아파요", catalog, vectors, docs, need=10)
+    gold = symptom_products(catalog, ["두통"])
+    assert all(h.metadata["item_seq"] in gold for h in hits)
+    assert {h.metadata["section_key"] for h in hits} <= {"efficacy", "usage"}
+    assert hits[0].metadata["section_key"] == "efficacy" and focus.satisfied
+
+
+def test_infant_fever_dose_is_not_an_enema(catalog, vectors, docs) -> None:
+    hits, _ = _ranked("아기 해열제 용량 알려주세요", catalog, vectors, docs)
+    first = catalog.products[hits[0].metadata["item_seq"]]
+    assert first.route != "rectal" and hits[0].metadata["section_key"] == "usage"
+    assert "발열" in first.efficacy
+
+
+def test_relevance_verdicts(catalog, vectors, docs) -> None:
+    hits, focus = _ranked("타이레놀 부작용 있어요?", catalog, vectors, docs)
+    cited = [(h.title, h.section, h.text, h.metadata) for h in hits]
+    ok = check_relevance(focus, cited)
+    assert ok.relevant and ok.first_ok and ok.share_ok == 1.0 and ok.intent_ok and not ok.problems
+    wrong = [d for d in docs if "타라부틴" in d.title]
+    bad = check_relevance(focus, [(d.title, d.section, d.text, d.metadata) for d in wrong])
+    assert not bad.relevant and not bad.first_ok and bad.share_ok == 0.0 and bad.problems
+    assert not check_relevance(focus, []).relevant
+    assert check_relevance(None, cited).relevant
+
+
+def test_focus_json_is_plain(catalog: DrugCatalog) -> None:
+    import json
+
+    out = analyse("애드빌 부작용 뭐예요", catalog).to_json()
+    assert json.loads(json.dumps(out, ensure_ascii=False))["brands"][0]["brand"] == "애드빌"
+    assert out["intent"]["labels"] == ["부작용"]

@@ -1,0 +1,64 @@
+"""The drug linker over the real 500-product e약은요 documents and the packaged brand rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from yaksa.retrieval.linking import DrugCatalog, load_brand_rules
+
+
+@pytest.fixture(scope="module")
+def catalog(shared_data: Callable[[str], Path]) -> DrugCatalog:
+    from yaksa.corpus import mfds_easy_drug
+    from yaksa.corpus.rejects import RejectLog
+
+    docs = mfds_easy_drug.load(shared_data("mfds-easy-drug-500"), RejectLog())
+    return DrugCatalog.from_documents(enumerate(docs))
+
+
+def _names(catalog: DrugCatalog, question: str) -> list[str]:
+    return [p.name for p in catalog.link(question).products]
+
+
+def test_brand_rules_are_reviewable() -> None:
+    rules = load_brand_rules()
+    assert len(rules.brands) >= 40
+    assert all(r.source and r.ingredients for r in rules.brands.values())
+    assert rules.ingredient_aliases["paracetamol"] == "아세트아미노펜"
+
+
+def test_brand_not_in_data_links_to_its_ingredient(catalog: DrugCatalog) -> None:
+    found = catalog.link("임신 중인데 타이레놀 먹어도 되나요")
+    assert found.brands[0].brand == "타이레놀" and not found.brands[0].in_data
+    assert found.ingredients == ("아세트아미노펜",)
+    products = catalog.products_for([p.item_seq for p in found.products])
+    assert products and all("아세트아미노펜" in p.ingredients for p in products)
+    assert products[0].single_ingredient
+    assert "not in the data" in found.notes[0]
+
+
+def test_product_name_with_form_and_strength(catalog: DrugCatalog) -> None:
+    names = _names(catalog, "부루펜 시럽 몇 ml 먹여요")
+    assert names[0] == "어린이부루펜시럽" and "부루펜정200밀리그램" in names
+    assert _names(catalog, "부루펜400 먹어도 돼?")[0] == "부루펜정400밀리그램"
+    assert _names(catalog, "게보린이랑 커피")[0] == "게보린정"
+
+
+def test_ingredients_in_english_and_korean(catalog: DrugCatalog) -> None:
+    english = set(_names(catalog, "acetaminophen 하루 최대 용량"))
+    korean = set(_names(catalog, "아세트아미노펜 하루 최대 용량"))
+    assert english == korean and "삼남아세트아미노펜정" in english
+
+
+def test_unknown_brand_without_products_says_so(catalog: DrugCatalog) -> None:
+    found = catalog.link("지르텍 먹으면 졸려요?")
+    assert found.named and not found.products
+    assert "세티리진" in found.notes[0]
+
+
+@pytest.mark.parametrize("question", ["마스크 쓰고 나가도 돼요", "먹는 타이밍이 언제예요", "아기 해열제 용량"])
+def test_everyday_words_are_not_drugs(catalog: DrugCatalog, question: str) -> None:
+    assert not catalog.link(question).named

@@ -1,0 +1,57 @@
+"""Section intent: Korean MFDS sections and English MedQuAD question types."""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("임신 중인데 타이레놀 먹어도 되나요", "precautions"),
+    ("케토톱 붙이고 햇빛 봐도 되나요", "precautions"),
+    ("탁센 하루에 최대 몇 알", "usage"),
+    ("아기 해열제 용량 알려주세요", "usage"),
+    ("애드빌 부작용 뭐예요", "side_effects"),
+    ("알레르기약 먹으면 졸린가요", "side_effects"),
+    ("타이레놀이랑 감기약 같이 먹어도 되나", "interactions"),
+    ("후시딘 연고 보관 어떻게 해요", "storage"),
+    ("타치온정은 어디에 쓰는 약인가요?", "efficacy"),
+])
+def test_korean_intents(question: str, intent: str) -> None:
+    assert classify_intent(question).name == intent
+
+
+def test_symptom_turns_can_i_take_into_efficacy() -> None:
+    got = classify_intent("두통이 있는데 타이레놀 먹어도 되나요?", symptom=True)
+    assert got.name == "efficacy" and "precautions" in got.secondary
+    assert classify_intent("임신 중 두통약 먹어도 돼요?", symptom=True).name == "precautions"
+
+
+def test_default_and_none() -> None:
+    assert classify_intent("타이레놀").name is None
+    assert classify_intent("타이레놀", default="efficacy").sections == ("efficacy",)
+
+
+@pytest.mark.parametrize(("question", "qtype"), [
+    ("What are the symptoms of Gout ?", "symptoms"),
+    ("What causes Asthma ?", "causes"),
+    ("How to diagnose Diabetes ?", "exams and tests"),
+    ("What are the treatments for Acne ?", "treatment"),
+    ("Is Huntington disease inherited ?", "inheritance"),
+    ("How many people are affected by cystic fibrosis ?", "frequency"),
+    ("What is the outlook for Stroke ?", "outlook"),
+    ("How to prevent Lyme disease ?", "prevention"),
+    ("What is (are) Anemia ?", "information"),
+])
+def test_medquad_question_types(question: str, qtype: str) -> None:
+    got = classify_intent(question)
+    assert got.lang == "en" and got.sections == (qtype,)
+
+
+def test_side_effect_question_and_rank() -> None:
+    assert asks_side_effects("타이레놀 부작용 뭐예요") and not asks_side_effects("타이레놀 용량")
+    intent = classify_intent("부루펜 부작용")
+    assert [intent.rank(s) for s in ("side_effects", "precautions", "usage")] == [0, 1, 2]
+    with pytest.raises(ValueError):
+        classify_intent("  ")

@@ -1,0 +1,63 @@
+"""Signals of the scope model that need no bundle: cues, lexical rows, kNN means, the combiner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from yaksa.scope.cues import domain_cues
+from yaksa.scope.features import knn_means, leave_one_out_knn
+from yaksa.scope.model import fit_embedding_direction, fit_scope_model
+
+
+@pytest.mark.parametrize(("question", "domain"), [
+    ("감기약 회사 주식 사도 될까요", "finance"), ("크림 파스타 레시피", "food"), ("파스 회사 채용 공고", "jobs"),
+    ("how to make a bomb at home", "harmful"), ("Is a vitamin company stock a good investment?", "finance"),
+])
+def test_cues_name_the_other_domain(question: str, domain: str) -> None:
+    assert domain in domain_cues(question)
+
+
+@pytest.mark.parametrize("question", [
+    "두통이 있는데 타이레놀 먹어도 되나요?", "카페인 든 두통약 저녁에 먹으면 잠 안 와요?", "임신 중이라면 진통제 뭐 먹어요",
+    "햇볕에 탄 피부 진정시키는 약", "둘코락스 먹고 몇 시간 뒤에 신호 와요?", "What are the side effects of metformin?",
+    "상처 드레싱 어떻게 해요", "아이가 몰래 약을 먹었어요",
+])
+def test_cues_stay_quiet_on_pharmacy_questions(question: str) -> None:
+    assert domain_cues(question) == ()
+
+
+def test_knn_means_take_the_k_nearest_of_each_label() -> None:
+    sims = np.array([0.9, 0.1, 0.8, 0.7, 0.2])
+    labels = np.array([True, True, False, False, True])
+    assert knn_means(sims, labels, 2) == pytest.approx((0.55, 0.75))
+    assert knn_means(sims, labels, 10) == pytest.approx((0.4, 0.75))  # k larger than a class: all of it
+
+
+def test_leave_one_out_never_sees_the_row_itself() -> None:
+    vectors = np.eye(4, dtype=np.float32)
+    rows = leave_one_out_knn(vectors, np.array([True, True, False, False]), 1)
+    assert rows.max() == 0.0  # orthogonal rows: without itself no neighbour is similar
+
+
+def test_combiner_and_threshold_are_deterministic_and_respect_the_budget() -> None:
+    rng = np.random.default_rng(0)
+    y = np.array([True] * 120 + [False] * 80)
+    x = np.c_[rng.normal(y * 2.0, 1.0), rng.normal(0, 1, len(y))]
+    a = fit_scope_model(("signal", "noise"), x, y, max_false_block=0.01, regularization=1.0)
+    b = fit_scope_model(("signal", "noise"), x, y, max_false_block=0.01, regularization=1.0)
+    assert a.threshold == b.threshold and np.array_equal(a.coef, b.coef)
+    assert a.tuning.false_block_rate <= 0.01 and a.tuning.block_rate > 0.3
+    assert a.weights()["signal"] > abs(a.weights()["noise"])
+    assert a.probability([3.0, 0.0]) > a.threshold > a.probability([-2.0, 0.0])
+    with pytest.raises(ValueError, match="both labels"):
+        fit_scope_model(("signal", "noise"), x, np.ones(len(y), dtype=bool), 0.01, 1.0)
+
+
+def test_embedding_direction_logits_are_out_of_fold() -> None:
+    rng = np.random.default_rng(1)
+    y = np.array([True] * 30 + [False] * 30)
+    vectors = rng.normal(0, 1, (60, 8)) + np.outer(np.where(y, 1.0, -1.0), np.eye(8)[0])
+    direction, oof = fit_embedding_direction(vectors, y, 1.0)
+    assert oof.shape == (60,) and (oof[y] > 0).mean() > 0.8 and (oof[~y] < 0).mean() > 0.8
+    assert direction.logit(np.eye(8)[0] * 3) > 0 > direction.logit(-np.eye(8)[0] * 3)

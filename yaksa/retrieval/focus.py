@@ -1,0 +1,177 @@
+"""What a question is about: the drugs it names, its symptoms, its intent, who it is for, and how.
+
+Why one object: the searcher uses it to constrain and order candidates (`yaksa.retrieval.focused`),
+the result carries it (`SearchResult.focus`, in the `/v1/search` wire format), and the agent's
+verifier checks citations against it (`yaksa.retrieval.relevance.check_relevance`). Drug names come
+from the linker (`linking.py`); symptoms, drug classes, populations and routes from the reviewed word
+lists in `rules/focus_ko.yaml`; the intent from `section_intent.py`.
+
+Modes:
+  drug      the question names a drug: candidates come only from the linked products (or, for a brand
+            not in the data, from products of its ingredient); none → empty result with a reason
+  symptom   no drug, but a symptom or a drug class ("해열제"): products are ranked by their 효능효과
+  general   neither: hybrid search with the section-intent prior
+
+Usage:
+    focus = analyse("아기 해열제 용량 알려주세요", catalog)
+    focus.mode, focus.symptoms, focus.intent.name, focus.population   # symptom, (발열,), usage, (infant,)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from yaksa.retrieval.linking import DrugCatalog, Linking
+from yaksa.retrieval.section_intent import HANGUL, SectionIntent, classify_intent
+
+FOCUS_FILE = "focus_ko.yaml"
+MODES: tuple[str, ...] = ("drug", "symptom", "general")
+
+
+class FocusRulesError(ValueError):
+    """`rules/focus_ko.yaml` is malformed (the message names the section)."""
+
+
+@dataclass(frozen=True)
+class FocusRules:
+    symptoms: dict[str, tuple[str, ...]]       # efficacy term -> compact question patterns
+    drug_classes: dict[str, tuple[str, ...]]   # class word -> efficacy terms
+    populations: dict[str, tuple[str, ...]]
+    population_usage: dict[str, tuple[str, ...]]
+    routes: dict[str, tuple[str, ...]]
+
+
+def _table(data: dict[str, Any], name: str) -> dict[str, tuple[str, ...]]:
+    raw = data.get(name) or {}
+    if not isinstance(raw, dict):
+        raise FocusRulesError(f"{FOCUS_FILE}: {name} must be a mapping of word -> [words]")
+    out: dict[str, tuple[str, ...]] = {}
+    for key, values in raw.items():
+        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+            raise FocusRulesError(f"{FOCUS_FILE}: {name}.{key} must be a list of non-empty strings")
+        out[str(key)] = tuple(values)
+    return out
+
+
+@lru_cache(maxsize=1)
+def load_focus_rules() -> FocusRules:
+    """The packaged focus word lists, checked once per process."""
+    text = resources.files("yaksa.retrieval").joinpath("rules", FOCUS_FILE).read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    return FocusRules(*(_table(data, n) for n in
+                        ("symptoms", "drug_classes", "populations", "population_usage", "routes")))
+
+
+CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")
+
+
+def _compact(text: str) -> str:
+    """The question without spaces, with 아파/아픈/아플 written 아프 so one pattern fits every ending."""
+    return CONJUGATED_PAIN.sub("아프", re.sub(r"\s+", "", text))
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The constraints a question puts on its answer, and (after the search) whether they were met."""
+
+    question: str
+    lang: str
+    mode: str
+    intent: SectionIntent
+    linking: Linking = field(default_factory=Linking)
+    symptoms: tuple[str, ...] = ()     # efficacy terms ("두통"), from symptom words and drug classes
+    classes: tuple[str, ...] = ()      # drug-class words the question used ("해열제")
+    population: tuple[str, ...] = ()   # infant | child | pregnant | breastfeeding | elderly
+    route: str | None = None           # oral | topical | rectal | eye, when the question says
+    item_seqs: tuple[str, ...] = ()    # products the answer may come from (drug mode), or that matched (symptom)
+    satisfied: bool | None = None      # filled by the searcher: the hits honour the constraint
+    reason: str | None = None          # why nothing (or something unexpected) was returned
+
+    @property
+    def constrained(self) -> bool:
+        return self.mode in ("drug", "symptom")
+
+    def with_outcome(self, item_seqs: tuple[str, ...], satisfied: bool, reason: str | None) -> Focus:
+        return replace(self, item_seqs=item_seqs, satisfied=satisfied, reason=reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode, "lang": self.lang,
+            "products": [p.to_json() for p in self.linking.products],
+            "ingredients": list(self.linking.ingredients),
+            "brands": [b.to_json() for b in self.linking.brands],
+            "mentions": list(self.linking.mentions),
+            "notes": list(self.linking.notes),
+            "symptoms": list(self.symptoms), "classes": list(self.classes),
+            "intent": self.intent.to_json(), "population": list(self.population), "route": self.route,
+            "item_seqs": list(self.item_seqs), "satisfied": self.satisfied, "reason": self.reason,
+        }
+
+
+def find_symptoms(question: str, rules: FocusRules | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(efficacy terms, drug-class words) named in `question`."""
+    rules = rules or load_focus_rules()
+    compact = _compact(question)
+    classes = tuple(c for c in rules.drug_classes if c in compact)
+    # a longer class word ("해열진통제") hides the classes inside it ("진통제")
+    classes = tuple(c for c in classes if not any(c != o and c in o for o in classes))
+    found: list[tuple[int, str]] = []
+    for term, patterns in rules.symptoms.items():
+        positions = [compact.find(p) for p in (term, *patterns) if p in compact]
+        if positions:
+            found.append((min(positions), term))
+    # Symptoms the question names are more specific than its drug class ("허리가 아파요 파스" is 요통,
+    # not every 파스 indication); the first-named symptom leads ("속이 쓰려서 잠을 못 자요").
+    terms = [t for _, t in sorted(found)] or [t for c in classes for t in rules.drug_classes[c]]
+    return tuple(dict.fromkeys(terms)), classes
+
+
+def find_population(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
+    rules = rules or load_focus_rules()
+    compact = _compact(question)
+    found = [name for name, words in rules.populations.items() if any(w in compact for w in words)]
+    if re.search(r"\d+\s*(개월|달)", question):
+        found.append("infant")
+    elif re.search(r"\d+\s*(살|세)", question):
+        found.append("child")
+    return tuple(dict.fromkeys(found))
+
+
+def find_route(question: str, rules: FocusRules | None = None) -> str | None:
+    rules = rules or load_focus_rules()
+    compact = _compact(question)
+    for route in ("rectal", "eye", "topical", "oral"):  # specific before the generic "먹"
+        if any(w in compact for w in rules.routes.get(route, ())):
+            return route
+    return None
+
+
+def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
+    """The focus of `question`; English questions get only a MedQuAD question-type intent."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    if not HANGUL.search(question):
+        return Focus(question, "en", "general", classify_intent(question))
+    rules = load_focus_rules()
+    linking = catalog.link(question) if catalog is not None else Linking()
+    symptoms, classes = find_symptoms(question, rules)
+    if linking.named:
+        mode = "drug"
+        intent = classify_intent(question, default="efficacy", symptom=bool(symptoms))
+        seqs = tuple(p.item_seq for p in linking.products)
+    elif symptoms:
+        mode = "symptom"
+        intent = classify_intent(question, default="efficacy", symptom=True)
+        seqs = ()
+    else:
+        mode = "general"
+        intent = classify_intent(question)
+        seqs = ()
+    return Focus(question, "ko", mode, intent, linking, symptoms, classes, find_population(question, rules),
+                 find_route(question, rules), seqs)

@@ -1,0 +1,145 @@
+"""Rank drug label sections under a question's focus: named products only, or products for a symptom.
+
+Why not fused scores: fusion ranks sections by how much they sound like the question, so a 부작용
+list that names 두통 beats the 효능효과 of a headache product, and a product the dense model prefers
+beats the one the question named. Here the focus decides *which products* may answer and *which
+sections* answer the intent; similarity only orders what is left.
+
+  drug mode     candidates = the linked products (for a brand not in the data: products of its
+                ingredient, single-ingredient first); products are taken round-robin over the drugs the
+                question named, ordered by route and population fit, then by the dense similarity of
+                their intent section; the intent's primary sections of every candidate come first, then
+                the secondary ones, then the first product's other sections.
+  symptom mode  candidates = products whose 효능효과 names one of the symptom terms (none: the nearest
+                효능효과 sections by dense similarity), one entry per product, ordered by terms
+                matched, route and population fit, and similarity; each product contributes the
+                sections that answer the intent (default: 효능효과, then 용법용량).
+
+Scores are synthetic and strictly decreasing in rank order (they are not comparable with fused scores).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from yaksa.retrieval.focus import Focus, FocusRules, load_focus_rules
+from yaksa.retrieval.linking import DrugCatalog, Product
+
+Key = tuple[str, int]
+ROUTE_MISMATCH = 0.3        # product used another way than the question says (먹는 약 vs 파스)
+RECTAL_UNASKED = 1.0        # enemas and suppositories never lead unless the question asks for them
+POPULATION_FIT = 0.15       # 용법용량 doses the asked group (소아, 개월)
+TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
+MAX_SYMPTOM_PRODUCTS = 20
+
+
+def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
+    """Route and population adjustment of one product for this question."""
+    score = 0.0
+    if p.route == "rectal" and focus.route != "rectal":
+        score -= RECTAL_UNASKED
+    elif focus.route in ("oral", "topical", "eye") and p.route != focus.route:
+        score -= ROUTE_MISMATCH
+    groups = [g for g in focus.population if g in rules.population_usage]
+    if groups and any(w in p.usage for g in groups for w in rules.population_usage[g]):
+        score += POPULATION_FIT
+    return score
+
+
+def _similarity(vectors: np.ndarray, qvec: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+    if not rows:
+        return np.zeros(0, dtype=np.float32)
+    return vectors[np.asarray(rows, dtype=np.int64)] @ np.asarray(qvec, dtype=np.float32).reshape(-1)
+
+
+def _section_rows(p: Product, sections: Sequence[str]) -> list[int]:
+    return [p.rows[s] for s in sections if s in p.rows]
+
+
+def _emit(order: list[tuple[int, float]], out: list[tuple[int, float]], seen: set[int]) -> None:
+    for row, score in order:
+        if row not in seen:
+            seen.add(row)
+            out.append((row, score))
+
+
+def rank_drug(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: np.ndarray, collection: str,
+              need: int) -> tuple[list[tuple[Key, float]], Focus]:
+    """Sections of the products the question named (module doc); empty with a reason when there are none."""
+    rules = load_focus_rules()
+    groups = [[catalog.products[s] for s in g if s in catalog.products] for g in focus.linking.groups]
+    groups = [g for g in groups if g]
+    if not groups:
+        reason = "; ".join(focus.linking.notes) or (
+            f"no product of the data matches {', '.join(focus.linking.mentions)}")
+        return [], focus.with_outcome((), False, reason)
+    intent = focus.intent
+    primary = list(intent.sections) or ["efficacy"]
+
+    def product_key(p: Product, position: int) -> tuple[float, float, int]:
+        rows = _section_rows(p, primary) or list(p.rows.values())
+        sim = float(_similarity(vectors, qvec, rows).max()) if rows else 0.0
+        return (-_fit(p, focus, rules), -sim, position)
+
+    ordered = [sorted(g, key=lambda p, g=g: product_key(p, g.index(p))) for g in groups]
+    products: list[Product] = []
+    for i in range(max(len(g) for g in ordered)):  # round-robin over the named drugs
+        products.extend(g[i] for g in ordered if i < len(g) and g[i] not in products)
+    out: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for sections in (primary, list(intent.secondary)):
+        _emit([(r, 0.0) for p in products for r in _section_rows(p, sections)], out, seen)
+        if len(out) >= need:
+            break
+    if len(out) < need:  # the first product's remaining sections, most similar first
+        rest = [r for r in products[0].rows.values() if r not in seen]
+        sims = _similarity(vectors, qvec, rest)
+        _emit([(r, 0.0) for _, r in sorted(zip(sims.tolist(), rest), key=lambda t: -t[0])], out, seen)
+    ranked = [((collection, row), 1.0 - i / (len(out) + 1)) for i, (row, _) in enumerate(out[:need])]
+    return ranked, focus.with_outcome(tuple(p.item_seq for p in products), True, None)
+
+
+def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: np.ndarray, collection: str,
+                 need: int) -> tuple[list[tuple[Key, float]], Focus]:
+    """Products whose 효능효과 names the symptom, one entry per product (module doc)."""
+    rules = load_focus_rules()
+    with_efficacy = [p for p in catalog.products.values() if "efficacy" in p.rows]
+    # the first-named symptom counts fully, later ones half ("속이 쓰려서 잠을 못 자요": 속쓰림 leads)
+    weights = [1.0 if i == 0 else 0.5 for i in range(len(focus.symptoms))]
+    matched = [(p, sum(w for t, w in zip(focus.symptoms, weights) if t in p.efficacy)) for p in with_efficacy]
+    candidates = [(p, n) for p, n in matched if n]
+    reason = None
+    if not candidates:  # no label names the words: the nearest 효능효과 sections
+        sims = _similarity(vectors, qvec, [p.rows["efficacy"] for p in with_efficacy])
+        top = np.argsort(-sims)[:MAX_SYMPTOM_PRODUCTS]
+        candidates = [(with_efficacy[i], 0) for i in top]
+        reason = f"no 효능효과 names {', '.join(focus.symptoms)}; nearest efficacy sections instead"
+    sims = _similarity(vectors, qvec, [p.rows["efficacy"] for p, _ in candidates])
+    scored = sorted(((float(s) + TERM_MATCH * n + _fit(p, focus, rules), p)
+                     for (p, n), s in zip(candidates, sims)), key=lambda t: -t[0])
+    intent = focus.intent
+    sections = list(intent.sections) or ["efficacy"]
+    if intent.name in (None, "efficacy"):
+        sections = ["efficacy", "usage"]
+    out: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for score, p in scored[:MAX_SYMPTOM_PRODUCTS]:
+        rows = _section_rows(p, sections) or _section_rows(p, intent.secondary) or [p.rows["efficacy"]]
+        _emit([(r, score) for r in rows], out, seen)
+        if len(out) >= need:
+            break
+    ranked = [((collection, row), 1.0 - i / (len(out) + 1)) for i, (row, _) in enumerate(out[:need])]
+    seqs = tuple(p.item_seq for p, n in candidates if n) if reason is None else ()
+    return ranked, focus.with_outcome(seqs, reason is None, reason)
+
+
+def symptom_products(catalog: DrugCatalog, terms: Sequence[str]) -> set[str]:
+    """item_seqs whose 효능효과 names any of `terms` (the gold of a symptom question)."""
+    return {p.item_seq for p in catalog.products.values() if any(t in p.efficacy for t in terms)}
+
+
+def names_symptom(text: str, terms: Sequence[str]) -> bool:
+    return any(re.search(re.escape(t), text) for t in terms)

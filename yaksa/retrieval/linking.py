@@ -1,0 +1,407 @@
+"""Find the drugs a Korean (or English) question names: bundle products, ingredients, known brands.
+
+Why: a drug name in a question is a constraint, not a hint. Fused BM25/dense scores let "타이레놀 먹어도
+되나요" cite trimebutine, because the dense model hears "먹어도 되나요" louder than a brand it does not
+know. The linker resolves names against the loaded bundle's own documents (`DrugCatalog.from_documents`:
+product names, brand stems and the ingredient in metadata or in the name), so it follows the data;
+only brands missing from the data come from a reviewed file (`rules/brands_ko.yaml`, with a source per
+entry), and they resolve to products of the same ingredient.
+
+Matching works on the question's words (runs of Hangul, Latin letters and digits). A word names a
+product when it starts with the product's brand stem (or the stem's tail: "우루사" for 대웅우루사,
+"부루펜" for 어린이부루펜) and the rest of the word is a strength, a dosage form or a particle
+("부루펜시럽을", "타이레놀500", "게보린이랑"). Forms and strengths, in the same word or the next one,
+order the matched products ("부루펜 시럽" → 어린이부루펜시럽 first, then 부루펜정).
+
+Usage:
+    catalog = DrugCatalog.from_documents(drug_documents)
+    found = catalog.link("임신 중인데 타이레놀 먹어도 되나요")
+    found.products     # acetaminophen products, single-ingredient first
+    found.brands       # [BrandLink("타이레놀", ("아세트아미노펜",), in_data=False)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from yaksa.corpus.document import Document
+from yaksa.text.userdict import DOSAGE_FORMS, SALT_SUFFIXES, brand_stem, ingredient_words
+
+BRANDS_FILE = "brands_ko.yaml"
+WORDS = re.compile(r"[가-힣A-Za-z0-9.\-]+")
+DIGITS = re.compile(r"^\d+(?:[.,]\d+)?\s*(?:밀리그람|밀리그램|마이크로그램|그람|그램|밀리리터|mg|mcg|ml|g|%)?",
+                    re.IGNORECASE)
+# What may follow a drug name inside one word: particles and the start of a verb.
+PARTICLES: tuple[str, ...] = (
+    "은", "는", "이", "가", "을", "를", "과", "와", "랑", "하고", "도", "만", "의", "에", "로", "으로", "나",
+    "처럼", "보다", "요", "인데", "같은", "먹", "복용", "드", "써", "바르", "발라", "붙", "좀", "부터", "까지",
+    "한", "할", "해", "했", "쓰", "넣", "뿌",
+)
+FORM_WORDS: tuple[str, ...] = tuple(sorted({*DOSAGE_FORMS, "연질캡슐", "현탁액", "시럽", "물약", "알약", "가루약"},
+                                           key=len, reverse=True))
+# Series letters after a brand ("판콜에이", "보나링에이", "신신파스에스"): people say the brand without them.
+SERIES_SUFFIXES: tuple[str, ...] = ("에이", "에스", "에프", "엠", "큐", "골드", "플러스", "포르테", "키즈", "씨", "엘")
+MIN_SUFFIX = 3  # "우루사" of 대웅우루사; shorter tails ("루펜") name too many things
+# Brand stems and stem tails that are also everyday words: "에스" (S), "타이밍" (timing), "마스"(크).
+COMMON_WORDS: frozenset[str] = frozenset({
+    "에스", "마스", "이벤", "소담", "보송", "엔디", "엘씨", "루마", "글루", "한생", "청나", "속청", "솔봄",
+    "포맨", "아론", "타이밍", "아이리스", "브레인", "플러스", "골드", "케어", "베이비",
+})
+
+
+class LinkingRulesError(ValueError):
+    """The brand rules file is malformed (the message names the entry)."""
+
+
+@dataclass(frozen=True)
+class BrandRule:
+    brand: str
+    ingredients: tuple[str, ...]
+    aliases: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class BrandRules:
+    brands: dict[str, BrandRule]
+    ingredient_aliases: dict[str, str]  # alias (lower case) -> Korean ingredient name
+
+
+@lru_cache(maxsize=1)
+def load_brand_rules() -> BrandRules:
+    """The packaged brand and ingredient-alias rules, checked once per process."""
+    text = resources.files("yaksa.retrieval").joinpath("rules", BRANDS_FILE).read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    brands: dict[str, BrandRule] = {}
+    for brand, entry in (data.get("brands") or {}).items():
+        if not isinstance(entry, dict):
+            raise LinkingRulesError(f"{BRANDS_FILE}: brands.{brand} must be a mapping")
+        ingredients = entry.get("ingredients")
+        source = entry.get("source")
+        if not isinstance(ingredients, list) or not ingredients or not all(isinstance(i, str) and i for i in ingredients):
+            raise LinkingRulesError(f"{BRANDS_FILE}: brands.{brand}.ingredients must be a non-empty list of names")
+        if not isinstance(source, str) or not source.strip():
+            raise LinkingRulesError(f"{BRANDS_FILE}: brands.{brand}.source is required (where to check it)")
+        aliases = tuple(str(a).lower() for a in entry.get("aliases") or [])
+        brands[str(brand)] = BrandRule(str(brand), tuple(ingredients), aliases, source.strip())
+    aliases: dict[str, str] = {}
+    for name, values in (data.get("ingredient_aliases") or {}).items():
+        if not isinstance(values, list):
+            raise LinkingRulesError(f"{BRANDS_FILE}: ingredient_aliases.{name} must be a list")
+        for value in values:
+            aliases[str(value).lower()] = str(name)
+    return BrandRules(brands, aliases)
+
+
+@dataclass(frozen=True)
+class Product:
+    """One MFDS product of the bundle and what the linker and ranking need to know about it."""
+
+    item_seq: str
+    name: str                     # product_name (no ingredient parenthesis)
+    stem: str                     # brand stem: 타이레놀정500밀리그람 → 타이레놀
+    ingredients: tuple[str, ...]  # base names (no salts), from metadata or the name itself
+    rows: dict[str, int]          # section_key -> row in the drugs collection
+    route: str                    # oral | topical | rectal | eye
+    usage: str = ""               # 용법용량 text (population fit)
+    efficacy: str = ""            # 효능효과 text (symptom match)
+    company: str = ""             # the company's short name ("삼아" of 삼아제약), often the stem's prefix
+
+    @property
+    def single_ingredient(self) -> bool:
+        return len(self.ingredients) == 1
+
+
+@dataclass(frozen=True)
+class LinkedProduct:
+    item_seq: str
+    name: str
+    via: str        # name | stem | tail | ingredient | brand
+    mention: str    # the words of the question that named it
+
+    def to_json(self) -> dict[str, Any]:
+        return {"item_seq": self.item_seq, "name": self.name, "via": self.via, "mention": self.mention}
+
+
+@dataclass(frozen=True)
+class BrandLink:
+    brand: str
+    ingredients: tuple[str, ...]
+    in_data: bool   # a product of the bundle carries this brand
+    source: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"brand": self.brand, "ingredients": list(self.ingredients), "in_data": self.in_data,
+                "source": self.source}
+
+
+@dataclass(frozen=True)
+class Linking:
+    """The drugs a question names, the products that may answer it (best first), and notes."""
+
+    products: tuple[LinkedProduct, ...] = ()
+    ingredients: tuple[str, ...] = ()
+    brands: tuple[BrandLink, ...] = ()
+    mentions: tuple[str, ...] = ()       # every drug word found, linked or not
+    notes: tuple[str, ...] = ()
+    groups: tuple[tuple[str, ...], ...] = ()  # item_seqs per mention, so several drugs share the results
+
+    @property
+    def named(self) -> bool:
+        """The question names a drug (even when the data has no product for it)."""
+        return bool(self.mentions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"products": [p.to_json() for p in self.products], "ingredients": list(self.ingredients),
+                "brands": [b.to_json() for b in self.brands], "mentions": list(self.mentions),
+                "notes": list(self.notes)}
+
+
+def _route(name: str, usage: str) -> str:
+    if re.search(r"관장|좌제|좌약|좌剤", name) or re.search(r"항문|직장\s*내", usage[:200]):
+        return "rectal"
+    if re.search(r"점안|안약|안연고", name):
+        return "eye"
+    from yaksa.evaluation.korean import is_oral  # one definition of "swallowed" for the project
+
+    return "oral" if is_oral(name) else "topical"
+
+
+def _base(ingredient: str) -> str:
+    """Ingredient without salt suffix, spaces or brackets: 나프록센나트륨 → 나프록센."""
+    words = ingredient_words(ingredient)
+    return words[0] if words else re.sub(r"\s+", "", ingredient)
+
+
+COMPANY_WORDS = re.compile(r"\(주\)|주식회사|㈜|제약|약품|신약|헬스케어|바이오|케미칼|코리아|\s+")
+
+
+def _company_short(company: str) -> str:
+    """삼아제약(주) → 삼아: the part a brand stem starts with ("삼아탄툼" is said "탄툼")."""
+    return COMPANY_WORDS.sub("", company)
+
+
+def _stem_variants(stem: str, company: str = "") -> list[str]:
+    """The stem and the shorter names people use for it: without a salt ("오스틴암브록솔염산염" →
+    "오스틴암브록솔") or a series suffix ("판콜에이" → "판콜"); common words are never keys."""
+    variants = [stem]
+    if company and len(company) >= 2 and stem.startswith(company) and len(stem) - len(company) >= 2:
+        variants.append(stem[len(company):])
+    for salt in SALT_SUFFIXES:
+        if stem.endswith(salt) and len(stem) - len(salt) >= 3:
+            variants.append(stem[: -len(salt)])
+            break
+    for suffix in SERIES_SUFFIXES:
+        if stem.endswith(suffix) and len(stem) - len(suffix) >= 2:
+            variants.append(stem[: -len(suffix)])
+            break
+    return [v for v in dict.fromkeys(variants) if v and v not in COMMON_WORDS]
+
+
+def _rest_ok(rest: str) -> tuple[bool, str, str]:
+    """Whether `rest` (what follows a name in the same word) is strength/form/particle; and those."""
+    strength = ""
+    m = DIGITS.match(rest)
+    if m and m.group(0):
+        strength, rest = m.group(0), rest[m.end():]
+    form = ""
+    for f in FORM_WORDS:
+        if rest.startswith(f):
+            form, rest = f, rest[len(f):]
+            break
+    if not strength:
+        m = DIGITS.match(rest)
+        if m and m.group(0):
+            strength, rest = m.group(0), rest[m.end():]
+    for salt in SALT_SUFFIXES:
+        if rest.startswith(salt):
+            rest = rest[len(salt):]
+            break
+    ok = rest == "" or rest.startswith(PARTICLES)
+    return ok, form, re.sub(r"\D", "", strength)
+
+
+@dataclass
+class DrugCatalog:
+    """Products and ingredients of one loaded bundle, keyed for linking. Build once per bundle."""
+
+    products: dict[str, Product]
+    keys: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # kind -> key -> item_seqs
+    by_ingredient: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[tuple[int, Document]]) -> DrugCatalog:
+        """From (row, document) pairs of the drugs collection; non-MFDS documents are ignored."""
+        sections: dict[str, dict[str, int]] = defaultdict(dict)
+        meta: dict[str, dict[str, Any]] = {}
+        texts: dict[str, dict[str, str]] = defaultdict(dict)
+        for row, doc in documents:
+            seq, key = doc.metadata.get("item_seq"), doc.metadata.get("section_key")
+            if not seq or not key:
+                continue
+            seq = str(seq)
+            sections[seq][str(key)] = int(row)
+            texts[seq][str(key)] = doc.text
+            meta.setdefault(seq, {"name": doc.metadata.get("product_name") or doc.title,
+                                  "ingredient": doc.metadata.get("ingredient") or "",
+                                  "company": doc.metadata.get("company") or ""})
+        known = {_base(i) for m in meta.values() for i in str(m["ingredient"]).split(",") if i.strip()}
+        known |= set(load_brand_rules().ingredient_aliases.values())
+        known = {k for k in known if len(k) >= 3}
+        products: dict[str, Product] = {}
+        for seq, m in meta.items():
+            name = str(m["name"])
+            listed = [_base(i) for i in str(m["ingredient"]).split(",") if i.strip()]
+            compact = re.sub(r"\s+", "", name)
+            in_name = [k for k in known if k in compact and not any(k != o and k in o for o in listed)]
+            ingredients = tuple(dict.fromkeys([*listed, *sorted(in_name, key=len, reverse=True)]))
+            usage = texts[seq].get("usage", "")
+            products[seq] = Product(seq, name, brand_stem(name), ingredients, dict(sections[seq]),
+                                    _route(name, usage), usage, texts[seq].get("efficacy", ""),
+                                    _company_short(str(m["company"])))
+        catalog = cls(products)
+        catalog._index()
+        return catalog
+
+    def _index(self) -> None:
+        keys: dict[str, dict[str, set[str]]] = {k: defaultdict(set) for k in ("name", "stem", "tail", "ingredient")}
+        by_ingredient: dict[str, list[str]] = defaultdict(list)
+        for seq, p in self.products.items():
+            keys["name"][re.sub(r"\s+", "", p.name).lower()].add(seq)
+            for stem in _stem_variants(p.stem, p.company):
+                keys["stem"][stem].add(seq)
+            if p.stem and p.stem not in COMMON_WORDS:
+                for i in range(1, len(p.stem) - MIN_SUFFIX + 1):
+                    if p.stem[i:] not in COMMON_WORDS:
+                        keys["tail"][p.stem[i:]].add(seq)
+            for ing in p.ingredients:
+                keys["ingredient"][ing].add(seq)
+                by_ingredient[ing].append(seq)
+        rules = load_brand_rules()
+        for alias, ing in rules.ingredient_aliases.items():
+            if ing in keys["ingredient"]:
+                keys["ingredient"][alias] |= keys["ingredient"][ing]
+        # a stem or tail that is itself an ingredient ("아세트아미노펜" of 삼남아세트아미노펜) links as the
+        # ingredient: every product of it, not the one whose name happens to contain it
+        for ing in list(keys["ingredient"]):
+            keys["tail"].pop(ing, None)
+            keys["stem"].pop(ing, None)
+        self.keys = {kind: dict(table) for kind, table in keys.items()}
+        self.by_ingredient = {ing: self._order(seqs, ing) for ing, seqs in by_ingredient.items()}
+
+    def _order(self, seqs: Iterable[str], ingredient: str | None = None) -> list[str]:
+        """Single-ingredient products first, then those where the ingredient is listed first."""
+        def key(seq: str) -> tuple[int, int, str]:
+            p = self.products[seq]
+            first = 0 if ingredient is None or (p.ingredients[:1] == (ingredient,)) else 1
+            return (0 if p.single_ingredient else 1, first, p.name)
+        return sorted(set(seqs), key=key)
+
+    def ingredient_products(self, ingredient: str) -> list[str]:
+        return list(self.by_ingredient.get(ingredient, []))
+
+    def _match_word(self, word: str) -> tuple[str, str, set[str], str, str] | None:
+        """(kind, key, item_seqs, form, strength) for the longest name at the start of `word`."""
+        low = word.lower()
+        rules = load_brand_rules()
+        for end in range(len(low), 1, -1):
+            key, rest = low[:end], low[end:]
+            for kind in ("name", "stem", "tail", "ingredient"):
+                seqs = self.keys.get(kind, {}).get(key)
+                if seqs:
+                    ok, form, strength = _rest_ok(rest)
+                    if ok:
+                        if kind == "stem":  # "부루펜" is 부루펜정 and, by its tail, 어린이부루펜시럽
+                            seqs = seqs | self.keys.get("tail", {}).get(key, set())
+                        return kind, key, set(seqs), form, strength
+            if key in rules.brands or any(key in r.aliases for r in rules.brands.values()):
+                ok, form, strength = _rest_ok(rest)
+                if ok:
+                    return "brand", key, set(), form, strength
+        return None
+
+    def link(self, question: str) -> Linking:
+        """The drugs `question` names (see module doc); an empty `Linking` when it names none."""
+        rules = load_brand_rules()
+        words = WORDS.findall(question)
+        compact = re.sub(r"\s+", "", question).lower()
+        found: list[LinkedProduct] = []
+        groups: list[tuple[str, ...]] = []
+        ingredients: list[str] = []
+        brands: list[BrandLink] = []
+        mentions: list[str] = []
+        notes: list[str] = []
+        # a full product name anywhere in the question ("타이레놀정500밀리그람") is the strongest link
+        full = [(k, s) for k, s in self.keys.get("name", {}).items() if len(k) >= 4 and k in compact]
+        full = [(k, s) for k, s in full if not any(k != o and k in o for o, _ in full)]
+        taken: set[str] = set()
+        for key, seqs in full:
+            mentions.append(key)
+            group = sorted(seqs)
+            found.extend(LinkedProduct(s, self.products[s].name, "name", key) for s in group)
+            groups.append(tuple(group))
+            taken.update(group)
+        for i, word in enumerate(words):
+            if any(word.lower() in k for k, _ in full):
+                continue
+            match = self._match_word(word)
+            if match is None:
+                continue
+            kind, key, seqs, form, strength = match
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if not form:
+                form = next((f for f in FORM_WORDS if nxt.startswith(f)), "")
+            if not strength:
+                m = DIGITS.match(nxt)
+                strength = re.sub(r"\D", "", m.group(0)) if m and m.group(0) else ""
+            mentions.append(word)
+            if kind == "brand":
+                brand = key if key in rules.brands else next(b for b, r in rules.brands.items() if key in r.aliases)
+                rule = rules.brands[brand]
+                principal = rule.ingredients[0]
+                seq_list = self.ingredient_products(principal)
+                brands.append(BrandLink(brand, rule.ingredients, False, rule.source))
+                ingredients.append(principal)
+                if seq_list:
+                    notes.append(f"{brand} is not in the data; answered from products with the same "
+                                 f"ingredient {principal}")
+                else:
+                    notes.append(f"{brand} ({', '.join(rule.ingredients)}) is not in the data, and no product "
+                                 f"of the data contains {principal}")
+                via = "brand"
+            elif kind == "ingredient":
+                ing = rules.ingredient_aliases.get(key, key)
+                ingredients.append(ing)
+                seq_list = self.ingredient_products(ing)
+                via = "ingredient"
+            else:
+                seq_list = self._prefer(seqs, form, strength, exact_stem=key if kind == "stem" else None)
+                via = kind
+                if key in rules.brands:
+                    brands.append(BrandLink(key, rules.brands[key].ingredients, True, rules.brands[key].source))
+            new = [s for s in seq_list if s not in taken]
+            taken.update(new)
+            found.extend(LinkedProduct(s, self.products[s].name, via, word) for s in new)
+            groups.append(tuple(seq_list))
+        return Linking(tuple(found), tuple(dict.fromkeys(ingredients)), tuple(brands), tuple(mentions),
+                       tuple(notes), tuple(groups))
+
+    def _prefer(self, seqs: set[str], form: str, strength: str, exact_stem: str | None) -> list[str]:
+        """Products of one name, the ones matching the asked form and strength first."""
+        def key(seq: str) -> tuple[int, int, int, str]:
+            p = self.products[seq]
+            compact = re.sub(r"\s+", "", p.name)
+            return (0 if form and form in compact else 1, 0 if strength and strength in compact else 1,
+                    0 if exact_stem and p.stem == exact_stem else 1, p.name)
+        return sorted(seqs, key=key)
+
+    def products_for(self, seqs: Sequence[str]) -> list[Product]:
+        return [self.products[s] for s in seqs if s in self.products]

@@ -1,0 +1,172 @@
+"""What part of a document a question asks for: the MFDS label section, or the MedQuAD question type.
+
+Why: label sections answer different needs, and a section that merely mentions the question's words
+(a side-effect list names nearly every symptom) must not outrank the section that answers it. The
+searcher prefers documents of the asked sections and demotes the others (`intent_factor`).
+
+Korean intents and the MFDS sections that answer them (primary first; secondary sections often hold
+the answer too, e.g. alcohol and pregnancy warnings live in 주의사항 and in 경고):
+
+  efficacy      어디에 쓰는 약, 두통에 먹는 약      -> 효능효과
+  usage         하루에 몇 알, 어떻게 먹어요, 용량   -> 용법용량
+  precautions   임신 중인데, 술 먹고, 햇빛, 먹어도 되나요 -> 주의사항, 경고
+  interactions  같이 먹어도, 함께 복용              -> 상호작용 (then 주의사항)
+  side_effects  부작용, 졸린가요                    -> 부작용 (then 주의사항)
+  storage       보관, 냉장고                        -> 보관방법
+
+English questions get a MedQuAD question type (information, symptoms, causes, treatment, exams and
+tests, outlook, prevention, inheritance, frequency, genetic changes, susceptibility, considerations,
+research, stages, complications), matched against the passages' metadata `qtype`.
+
+Usage:
+    classify_intent("임신 중인데 타이레놀 먹어도 되나요").name    # "precautions"
+    classify_intent("What are the symptoms of Gout ?").sections  # ("symptoms",)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+ASKS_SIDE_EFFECTS = re.compile(r"부작용|이상반응|side effects?|adverse", re.IGNORECASE)
+
+# MFDS section_key -> the label shown in Document.section (yaksa.corpus.mfds_easy_drug.SECTIONS)
+SECTION_LABELS: dict[str, str] = {
+    "efficacy": "효능효과", "usage": "용법용량", "warning": "경고", "precautions": "주의사항",
+    "interactions": "상호작용", "side_effects": "부작용", "storage": "보관방법",
+}
+
+# intent -> (primary sections, secondary sections)
+KO_SECTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "efficacy": (("efficacy",), ("usage",)),
+    "usage": (("usage",), ("precautions",)),
+    "precautions": (("precautions", "warning"), ("usage",)),
+    "interactions": (("interactions",), ("precautions", "warning")),
+    "side_effects": (("side_effects",), ("precautions", "warning")),
+    "storage": (("storage",), ()),
+}
+
+# Checked in this order; the first match is the primary intent. Specific asks (storage, side effects,
+# interactions, dose) come before the broad "is it safe" cues, which almost every question carries.
+KO_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("storage", re.compile(r"보관|냉장|상온|실온|유통\s*기한|개봉\s*후|얼려|냉동")),
+    ("side_effects", re.compile(r"부작용|이상\s*반응|졸(려|린|음|리|립)|잠이\s*(와|오)|어지러(워|울|운)|"
+                                r"속이\s*쓰리(면|나|던)|생기나요|나타나")),
+    ("interactions", re.compile(r"같이\s*(먹|복용|써|사용|발라)|함께\s*(먹|복용|써|사용)|병용|상호\s*작용|"
+                                r"(이랑|랑|하고|와|과)\s*(같이|함께|동시에)|동시에\s*(먹|복용)|섞어")),
+    ("usage", re.compile(r"용량|용법|몇\s*(알|개|정|번|포|스푼|방울|ml|mL|미리|시간|회|장|일)|얼마나\s*(먹|자주|복용|써|발라)|"
+                         r"하루에|최대|복용\s*법|먹는\s*법|어떻게\s*(먹|복용|써|사용|발라|붙여|넣)|언제\s*(먹|복용)|"
+                         r"식전|식후|공복|간격|사용\s*법|바르는\s*법|복용\s*방법|사용\s*방법|몇\s*살부터|양은|얼만큼")),
+    ("precautions", re.compile(r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|술|음주|햇빛|햇볕|자외선|"
+                               r"주의|조심|경고|금기|(먹어|먹여|복용해|써|발라|붙여|사용해|마셔|봐|드셔|해)도\s*(되|돼|괜찮)|"
+                               r"괜찮(나|을|은|아)|안\s*되는\s*(사람|경우)|하면\s*안|간\s*(이|질환|수치)|위궤양|"
+                               r"고혈압|당뇨|천식|신장|콩팥|아기|아이|어린이|소아|개월")),
+    ("efficacy", re.compile(r"효능|효과|어디에\s*(쓰|좋|먹|사용)|뭐에\s*(쓰|좋|먹)|무슨\s*약|어떤\s*약|"
+                            r"(먹는|바르는|쓰는|붙이는|뿌리는|넣는)\s*약|약\s*(있|추천|좀)|추천|듣나요|잘\s*들|"
+                            r"뭐\s*먹|뭘\s*먹|낫(게|는)|치료")),
+)
+
+EN_QTYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("symptoms", re.compile(r"\bsymptoms?\b|\bsigns?\b", re.IGNORECASE)),
+    ("causes", re.compile(r"\bcauses?\b|\bwhy do(es)?\b", re.IGNORECASE)),
+    ("genetic changes", re.compile(r"\bgenetic changes?\b|\bgenes?\b.*\brelated\b|\bmutations?\b", re.IGNORECASE)),
+    ("inheritance", re.compile(r"\binherit|\bpassed down\b|\bhereditary\b|\brun in famil", re.IGNORECASE)),
+    ("frequency", re.compile(r"\bhow many people\b|\bhow common\b|\bfrequency\b|\bprevalen", re.IGNORECASE)),
+    ("susceptibility", re.compile(r"\bat risk\b|\brisk factors?\b|\bwho gets\b|\bsusceptib", re.IGNORECASE)),
+    ("exams and tests", re.compile(r"\bdiagnos|\btests?\b|\bexams?\b|\bscreen", re.IGNORECASE)),
+    ("treatment", re.compile(r"\btreat|\btherap|\bcure\b|\bmedications? for\b|\bmanage", re.IGNORECASE)),
+    ("prevention", re.compile(r"\bprevent|\bavoid getting\b|\breduce (the|my) risk\b", re.IGNORECASE)),
+    ("outlook", re.compile(r"\boutlook\b|\bprognosis\b|\blife expectancy\b|\brecover", re.IGNORECASE)),
+    ("research", re.compile(r"\bresearch\b|\bclinical trials?\b|\bstudies\b", re.IGNORECASE)),
+    ("stages", re.compile(r"\bstages?\b", re.IGNORECASE)),
+    ("complications", re.compile(r"\bcomplications?\b", re.IGNORECASE)),
+    ("considerations", re.compile(r"\bwhat to do for\b", re.IGNORECASE)),
+    ("information", re.compile(r"^\s*what (is|are)\b|\bwhat is \(are\)|\bdo you have information\b|"
+                               r"\btell me about\b|\bwhat does .* mean\b", re.IGNORECASE)),
+)
+# The question's opening frame decides first: "What is (are) hereditary X ?" asks for information,
+# though "hereditary" would read as inheritance further in.
+EN_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("information", re.compile(r"^\s*(what is \(are\)|do you have information)", re.IGNORECASE)),
+    ("frequency", re.compile(r"^\s*how many people", re.IGNORECASE)),
+    ("treatment", re.compile(r"^\s*what are the treatments", re.IGNORECASE)),
+    ("research", re.compile(r"^\s*what research", re.IGNORECASE)),
+    ("prevention", re.compile(r"^\s*how to prevent", re.IGNORECASE)),
+    ("considerations", re.compile(r"^\s*what to do for", re.IGNORECASE)),
+    ("outlook", re.compile(r"^\s*what is the outlook", re.IGNORECASE)),
+)
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@dataclass(frozen=True)
+class SectionIntent:
+    """The asked intent: a name, the sections (or MedQuAD qtypes) that answer it, and why."""
+
+    name: str | None                  # None: the question says nothing about which section it wants
+    sections: tuple[str, ...] = ()    # primary: MFDS section keys, or MedQuAD qtypes for English
+    secondary: tuple[str, ...] = ()   # also acceptable, ranked after the primary ones
+    cues: tuple[str, ...] = field(default_factory=tuple)  # the words that decided it
+    lang: str = "ko"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "sections": list(self.sections), "secondary": list(self.secondary),
+                "labels": [SECTION_LABELS.get(s, s) for s in self.sections], "cues": list(self.cues),
+                "lang": self.lang}
+
+    def rank(self, section_key: str | None) -> int:
+        """0 for a primary section, 1 secondary, 2 anything else (3 when no intent is known)."""
+        if self.name is None:
+            return 3
+        if section_key in self.sections:
+            return 0
+        return 1 if section_key in self.secondary else 2
+
+
+NO_INTENT = SectionIntent(None)
+
+
+def asks_side_effects(question: str) -> bool:
+    """Whether the question is about side effects (their label sections are then what it wants)."""
+    return ASKS_SIDE_EFFECTS.search(question) is not None
+
+
+def classify_korean(question: str, default: str | None = None, symptom: bool = False) -> SectionIntent:
+    """The Korean intent of `question`; `default` when no cue matches.
+
+    `symptom`: the question names a symptom. "두통이 있는데 타이레놀 먹어도 되나요" asks whether the
+    drug treats the symptom first, so a bare "먹어도 되나요" then means efficacy, with the precautions
+    as the secondary sections.
+    """
+    hits = [(name, m.group(0)) for name, pattern in KO_CUES for m in [pattern.search(question)] if m]
+    if not hits:
+        if default is None:
+            return SectionIntent(None)
+        primary, secondary = KO_SECTIONS[default]
+        return SectionIntent(default, primary, secondary, ())
+    name, cue = hits[0]
+    if name == "precautions" and symptom and not re.search(
+            r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|술|음주|햇빛|햇볕|자외선|주의|조심|경고|금기", question):
+        name = "efficacy"
+        primary, _ = KO_SECTIONS[name]
+        return SectionIntent(name, primary, ("precautions", "warning", "usage"), (cue,))
+    primary, secondary = KO_SECTIONS[name]
+    return SectionIntent(name, primary, secondary, tuple(c for _, c in hits))
+
+
+def classify_english(question: str) -> SectionIntent:
+    """The MedQuAD question type of an English question (no intent when nothing matches)."""
+    for name, pattern in (*EN_FRAMES, *EN_QTYPES):
+        m = pattern.search(question)
+        if m:
+            return SectionIntent(name, (name,), (), (m.group(0),), lang="en")
+    return SectionIntent(None, lang="en")
+
+
+def classify_intent(question: str, default: str | None = None, symptom: bool = False) -> SectionIntent:
+    """Korean section intent for Hangul questions, MedQuAD question type otherwise."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    if HANGUL.search(question):
+        return classify_korean(question, default, symptom)
+    return classify_english(question)

@@ -1,0 +1,72 @@
+"""Non-medical domain cues: words that say a request belongs to another product.
+
+Why cues and not a blacklist: "주식" in "감기약 회사 주식" and "레시피" in "크림 파스타 레시피" are
+strong evidence that the drug word is incidental, but a cue never decides alone: each matched
+domain adds one unit of evidence to the scope model (`features.py`), which weighs it against the
+question's similarity to in- and out-of-scope exemplars and its medical concept density. The
+patterns are deliberately specific (a word that names the other domain's act or object) and live
+here so they can be reviewed; a pattern that fires on real pharmacy questions shows up as a false
+block in `yaksa eval scope`.
+
+Usage:
+    domain_cues("감기약 회사 주식 사도 될까요")   # ("finance",)
+    domain_cues("두통에 먹는 약")                # ()
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+CUES: dict[str, re.Pattern[str]] = {
+    "finance": re.compile(
+        r"주식|주가|코스피|코스닥|상장|공모주|청약|\bETF\b|펀드|배당|시세|환율|금리|적금|예금|대출|비트코인|코인|투자"
+        r"|목표주가|실적|매출|연말정산|수익률|\bstocks?\b|\bshares\b|\binvest\w*|\bdividend|\bIRA\b|mutual fund"
+        r"|\bearnings\b|\bretirement\b", _I),
+    "food": re.compile(
+        r"레시피|요리|끓이는|맛집|메뉴|파스타|찌개|떡볶이|굽는|에어프라이어|라면 (물|끓)|치킨|배달|디저트|카페(?!인)|샐러드"
+        r"|담그는|삶는|만드는 ?(법|방법)|전자레인지|휘핑|\brecipes?\b|\bpasta\b|\bbak(e|ing)\b|\bsauce\b|\blasagna\b|\bcookies?\b|\bsmoothie\b"
+        r"|\brestaurants?\b|\breheat\b|\bavocado\b", _I),
+    "jobs": re.compile(
+        r"채용|공고|연봉|시급|알바|면접|이력서|자기소개서|자소서|퇴사|취업|국가고시|커트라인|실업급여|공무원|수강료|영업직"
+        r"|\bjobs?\b|\bsalary\b|\bhiring\b|cover letter|\binterview\b|\bresume\b|job openings?", _I),
+    "travel": re.compile(
+        r"여행 ?코스|여행지|비행기표|항공권|호텔|숙소|여권|비자|환전|입장권|당일치기|배낭여행|좌석"
+        r"|\bhotels?\b|\bflights?\b|\bvisa\b|\bpassport\b|\bhoneymoon\b|\bresorts?\b|\bairport\b", _I),
+    "tech": re.compile(
+        r"파이썬|자바스크립트|코딩|프로그램 (짜|만들)|엑셀|매크로|깃에서|\bSQL\b|윈도우|와이파이|노트북|아이폰|컴퓨터 바이러스|리액트"
+        r"|\bpython\b|\bjavascript\b|\bdocker\b|\bflask\b|\bcode\b|\blaptop\b|\biphone\b|\bTCP\b|\bwifi\b"
+        r"|\bendpoint\b|\bdatabase\b|\bschema\b", _I),
+    "entertainment": re.compile(
+        r"드라마|영화|넷플릭스|웹툰|콘서트|티켓|노래(?!져|지|진|졌)|가사|게임|박스오피스|시즌|등장인물|티어|\bmovies?\b|\bnetflix\b"
+        r"|\bpodcast\b|\bpoem\b|\bplot\b|\bsongs?\b|\bplays\b|Grey's Anatomy|The Matrix|Breaking Bad", _I),
+    "sports": re.compile(
+        r"경기 결과|야구|축구|손흥민|순위|우승|선수|올림픽|헬스장|루틴|마라톤|골프|비거리|\bmatch\b|\bleague\b"
+        r"|world cup|\btennis\b|\bNBA\b|playing tonight|\bfinal\b", _I),
+    "weather": re.compile(r"날씨|기온|비 와|미세먼지|장마|태풍|\bweather\b|\brain\b|\btyphoon\b|UV index|\bforecast\b",
+                          _I),
+    "shopping": re.compile(
+        r"최저가|쿠폰|할인|택배|배송|반품|교환|행사|1\+1|사이즈|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
+        r"|worth buying|\bshoes\b|\bcheapest\b", _I),
+    "politics": re.compile(
+        r"선거|총선|대통령|지지율|국회|정당|찬성|파업|증원|prime minister|\belection|\bparty\b|\bpolicy\b|electoral",
+        _I),
+    "education": re.compile(
+        r"수능|공부법|방정식|편입|정시 ?(컷|모집)|회화|독학|세종대왕|고등학교|capital of|\btranslate\b|photosynthesis"
+        r"|world war|medical school|\bhomework\b", _I),
+    "chitchat": re.compile(
+        r"^(ㅋ|ㅎ|ㅠ)+$|ㅎㅇ|^안녕|심심|이름이 뭐|기분이 좋|고마워|끝말잇기|남자친구|여자친구|약 올리|약속|\bjoke\b"
+        r"|favorite colou?r|\brobot\b|^hi\b|^lol$", _I),
+    "harmful": re.compile(
+        r"폭탄|해킹|몰래 (보|타|넣)|위조|필로폰|마약 (제조|만드)|총 구|\bbomb\b|\bhack\w*|\bmeth\b|\bforge\b|shoplift"
+        r"|poison someone|without (being|getting) (detected|caught)", _I),
+    "household": re.compile(
+        r"강아지|고양이|반려|바퀴벌레|세탁기|청소|곰팡이|(^|\s)락스|자동차|엔진|운전면허|축의금|전입신고|비누 만들|냄새 (옷|빼)"
+        r"|\bdogs?\b|\bcats?\b|\bpets?\b|\bcar's\b|\bcarpet\b|\bcloset\b|\bbike\b", _I),
+}
+
+
+def domain_cues(question: str) -> tuple[str, ...]:
+    """The non-medical domains whose cue pattern the question matches, in `CUES` order."""
+    return tuple(name for name, pattern in CUES.items() if pattern.search(question))

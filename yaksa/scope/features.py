@@ -1,0 +1,78 @@
+"""The signals of the scope model, as one numeric row per question.
+
+  knn_in / knn_out   mean cosine to the k nearest in-scope / out-of-scope exemplars in the query
+                     embedding (what the question is *like*; generalises to unseen wordings)
+  embed_logit        the question's side of a learned in-vs-out direction in that embedding
+                     (`model.EmbeddingDirection`)
+  density            share of the question's content tokens that are medical (`vocabulary.py`)
+  medical_terms      distinct medical tokens plus expansion-rule families that fired (capped at 3)
+  domain_cues        non-medical domains whose cue words the question contains (`cues.py`)
+  service_request    1 when a booking/insurance/hours/paperwork rule matches (`service_rules.py`)
+
+Why these and not the words themselves: a bag of words would learn "크림" and "주식" as tokens and
+decide by one of them; these are rates and counts over the whole question, so a single drug word in
+a finance question raises `density` a little while the cue and the neighbours pull the other way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from yaksa.retrieval.expansion import expand_query
+from yaksa.scope.cues import domain_cues
+from yaksa.scope.service_rules import service_request
+from yaksa.scope.vocabulary import is_medical_token
+from yaksa.text.tokenizer import Tokenizer
+
+EMBEDDING_FEATURES = ("knn_in", "knn_out", "embed_logit")
+LEXICAL_FEATURES = ("density", "medical_terms", "domain_cues", "service_request")
+MAX_TERM_COUNT = 3  # beyond three named terms more names add no evidence
+
+
+@dataclass(frozen=True)
+class LexicalSignals:
+    tokens: tuple[str, ...]
+    medical: tuple[str, ...]       # medical tokens and "rule:<family>" for expansion rules that fired
+    density: float
+    cues: tuple[str, ...]
+    service: str | None
+
+    def row(self) -> list[float]:
+        """Values in `LEXICAL_FEATURES` order."""
+        return [self.density, float(min(len(self.medical), MAX_TERM_COUNT)), float(len(self.cues)),
+                float(self.service is not None)]
+
+
+def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[str]) -> LexicalSignals:
+    tokens = tuple(tokenizer.tokenize(question))
+    medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary)]
+    rules = [f"rule:{family}" for family in sorted(expand_query(question).sources)]
+    density = len(medical_tokens) / len(tokens) if tokens else 0.0
+    return LexicalSignals(tokens, tuple(sorted(set(medical_tokens))) + tuple(rules), round(density, 6),
+                          domain_cues(question), service_request(question))
+
+
+def knn_means(similarities: np.ndarray, in_scope: np.ndarray, k: int) -> tuple[float, float]:
+    """Mean of the k highest similarities to in-scope and to out-of-scope exemplars."""
+    def top(values: np.ndarray) -> float:
+        kk = min(k, len(values))
+        return float(np.partition(values, len(values) - kk)[-kk:].mean())
+
+    return top(similarities[in_scope]), top(similarities[~in_scope])
+
+
+def leave_one_out_knn(vectors: np.ndarray, in_scope: np.ndarray, k: int) -> np.ndarray:
+    """(n, 2) kNN features of the exemplars themselves, each without its own vector.
+
+    Fitting on features that include the exemplar's similarity 1.0 to itself would teach the model
+    that an in-scope question always has a perfect in-scope neighbour; a new question never does.
+    """
+    sims = vectors @ vectors.T
+    rows = []
+    for i in range(len(vectors)):
+        keep = np.ones(len(vectors), dtype=bool)
+        keep[i] = False
+        rows.append(knn_means(sims[i][keep], in_scope[keep], k))
+    return np.asarray(rows, dtype=np.float64)

@@ -1,0 +1,169 @@
+"""The scope stage: the first decision of every turn, before the response cache, the LLM router,
+memory writes, web references and search.
+
+Why its own stage (not a flag of the searcher): an out-of-scope question must reach nothing else —
+no cached answer, no LLM, no third party, no memory — so the decision has to be taken before any of
+them, once, and be readable by all of them (`ScopeDecision`).
+
+Why a model and not a whitelist: one medical-sounding word ("크림" in "크림 파스타 레시피",
+"감기약" in "감기약 회사 주식") used to unblock anything. The stage now weighs every signal of
+`features.py` — similarity to the committed in- and out-of-scope exemplars, medical concept
+density, non-medical domain cues, service-request rules — in a logistic model (`model.py`) fitted
+at construction on the tuning half of `questions/*.jsonl`, with its threshold chosen on the same
+half. Nothing decides alone. Construction embeds the tuning exemplars with the `embed_collection`
+query model (cached on disk under `cache_dir`); when the bundle has no usable embedder the stage
+logs it and decides with the lexical signals only. `decide` reads only immutable arrays, so many
+request threads may call it at once.
+
+Usage:
+    stage = ScopeStage(loaded, settings.retrieval, searcher.query_vector,
+                       scope_params=settings.scope, cache_dir=settings.paths.embedding_cache)
+    stage.decide("삼성전자 주가 어떻게 될까요").in_scope    # False
+    stage.decide("밤에 기침이 심해요").in_scope             # True
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from yaksa.config import RetrievalParams, ScopeParams
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.embedding import exemplar_vectors
+from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
+from yaksa.scope.features import (
+    EMBEDDING_FEATURES,
+    LEXICAL_FEATURES,
+    LexicalSignals,
+    knn_means,
+    leave_one_out_knn,
+    lexical_signals,
+)
+from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
+from yaksa.scope.vocabulary import medical_vocabulary
+
+log = logging.getLogger(__name__)
+
+QueryVector = Callable[[str, str], np.ndarray]  # (collection, text) -> query embedding
+MODEL_VERSION = "scope-lr-v1"
+LEXICAL_ONLY = "lexical"
+
+
+@dataclass(frozen=True)
+class _Exemplars:
+    """The embedded tuning exemplars the kNN signals compare a question with."""
+
+    collection: str
+    embedder_id: str
+    vectors: np.ndarray       # (n, dim), read-only
+    in_scope: np.ndarray      # (n,) bool
+    texts: tuple[str, ...]
+    direction: EmbeddingDirection
+    oof_logits: np.ndarray    # (n,) each exemplar's direction logit from the folds that did not see it
+
+
+class ScopeStage:
+    def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
+                 scope_params: ScopeParams | None = None, cache_dir: Path | None = None) -> None:
+        """Fit the scope model on the tuning half of the committed exemplars.
+
+        `params` (the retrieval settings) is accepted for the callers' sake; the scope model has its
+        own settings (`scope_params`, params.yaml `scope:`). `cache_dir` holds the exemplar query
+        vectors (e.g. `settings.paths.embedding_cache`); without it they are embedded at every start.
+        """
+        self.loaded = loaded
+        self.params = scope_params or ScopeParams()
+        self._query_vector = query_vector
+        self._vocabulary = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
+        self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
+        labels = np.array([q.in_scope for q in self.tuning])
+        lexical = np.array([self._lexical(q.text).row() for q in self.tuning])
+        set_hash = exemplar_set_hash(self.tuning)
+        p = self.params
+        self._lexical_model = fit_scope_model(LEXICAL_FEATURES, lexical, labels, p.max_false_block, p.regularization)
+        self._lexical_id = self._model_id(LEXICAL_ONLY, set_hash, self._lexical_model)
+        self._exemplars = self._embed_exemplars(labels, cache_dir)
+        self._model: ScopeModel | None = None
+        self._model_name = self._lexical_id
+        if self._exemplars is not None:
+            knn = leave_one_out_knn(self._exemplars.vectors, labels, p.neighbours)
+            rows = np.hstack([knn, self._exemplars.oof_logits[:, None], lexical])
+            self._model = fit_scope_model(EMBEDDING_FEATURES + LEXICAL_FEATURES, rows, labels,
+                                          p.max_false_block, p.regularization)
+            self._model_name = self._model_id(self._exemplars.embedder_id, set_hash, self._model)
+        log.info("scope model %s fitted on %d tuning exemplars: weights %s", self._model_name, len(self.tuning),
+                 self.scope_model.weights())
+
+    @staticmethod
+    def _model_id(embedder_id: str, set_hash: str, model: ScopeModel) -> str:
+        return f"{MODEL_VERSION}:{embedder_id}:{set_hash}:t={model.threshold:.4f}"
+
+    def _lexical(self, text: str) -> LexicalSignals:
+        return lexical_signals(text, self.loaded.tokenizer, self._vocabulary)
+
+    def _embed_exemplars(self, labels: np.ndarray, cache_dir: Path | None) -> _Exemplars | None:
+        embedders = self.loaded.embedders
+        collection = self.params.embed_collection if self.params.embed_collection in embedders \
+            else next(iter(embedders), None)
+        if collection is None:
+            log.warning("scope: the bundle has no embedder; deciding with lexical signals only")
+            return None
+        embedder = embedders[collection]
+        if cache_dir is None:
+            log.info("scope: no cache_dir given, embedding %d exemplars with %s", len(self.tuning), embedder.id)
+        try:
+            vectors = exemplar_vectors(embedder, [q.text for q in self.tuning], cache_dir)
+        except Exception as exc:  # noqa: BLE001 - any embedder failure degrades to the lexical model
+            log.warning("scope: embedding the exemplars with %s failed (%s); deciding with lexical signals only",
+                        embedder.id, exc)
+            return None
+        vectors.setflags(write=False)
+        direction, oof_logits = fit_embedding_direction(vectors, labels, self.params.regularization)
+        return _Exemplars(collection, embedder.id, vectors, labels, tuple(q.text for q in self.tuning), direction,
+                          oof_logits)
+
+    @property
+    def scope_model(self) -> ScopeModel:
+        """The fitted combiner that decides while embeddings work (the lexical one without an embedder)."""
+        return self._model or self._lexical_model
+
+    @property
+    def model(self) -> str:
+        """Identity of the model that decides while embeddings work (embedder, exemplar hash, threshold)."""
+        return self._model_name
+
+    def decide(self, question: str) -> ScopeDecision:
+        """In or out of scope, with every signal that was consulted and the model that decided."""
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question is empty")
+        question = question.strip()
+        lexical = self._lexical(question)
+        signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
+                                      "domain_cues": list(lexical.cues), "service_request": lexical.service}
+        model, name, row = self._lexical_model, self._lexical_id, lexical.row()
+        if self._model is not None and self._exemplars is not None:
+            ex = self._exemplars
+            try:
+                vector = np.asarray(self._query_vector(ex.collection, question), dtype=np.float32)
+            except Exception as exc:  # noqa: BLE001 - a failing embedder must not take the service down
+                log.warning("scope: query embedding failed (%s); lexical model decides", exc)
+                signals["embedding_error"] = str(exc)
+            else:
+                sims = ex.vectors @ vector
+                knn_in, knn_out = knn_means(sims, ex.in_scope, self.params.neighbours)
+                logit = ex.direction.logit(vector)
+                model, name, row = self._model, self._model_name, [knn_in, knn_out, logit, *row]
+                signals.update(knn_in=round(knn_in, 6), knn_out=round(knn_out, 6), embed_logit=round(logit, 6),
+                               nearest=ex.texts[int(np.argmax(sims))])
+        probability = model.probability(row)
+        in_scope = probability >= model.threshold
+        contributions = model.contributions(row)
+        # the reason names the signal that pushed hardest towards the verdict
+        strongest = model.features[int(np.argmax(contributions if in_scope else -contributions))]
+        signals.update(p_in_scope=round(probability, 6), threshold=model.threshold)
+        return ScopeDecision(in_scope, f"scope_model:{strongest}", signals, name)
