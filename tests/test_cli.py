@@ -61,7 +61,7 @@ def test_fusion_override_runs_each_ablation_mode(tiny_project: Path) -> None:
     seen = {}
     for mode in ("bm25", "dense", "rrf", "weighted"):
         result = runner.invoke(
-            app, ["search", "두통에 먹는 약", "--json", "--fusion", mode, "-k", "3", "-p", str(tiny_project / "params.yaml")]
+            app, ["search", "약 보관 방법", "--json", "--fusion", mode, "-k", "3", "-p", str(tiny_project / "params.yaml")]
         )
         assert result.exit_code == 0, result.output
         out = json.loads(result.output)

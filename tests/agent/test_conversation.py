@@ -33,8 +33,9 @@ def test_five_turn_conversation_remembers_and_cites(make_runner, settings) -> No
     names = [n for n, _ in events]
     assert names[0] == "status" and names[-3:] == ["answer", "citations", "done"]
     assert "token" in names and "verification" in names
-    streamed = "".join(p["text"] for n, p in events if n == "token")
-    assert streamed.strip() == third.answer.strip()
+    # tokens stream the generated draft; the `answer` event carries the final text (it replaces the
+    # draft when verification rebuilt the answer from the documents about the asked symptom)
+    assert [p["text"] for n, p in events if n == "answer"] == [third.answer]
     assert third.trace["iterations"] >= 1 and third.trace["stop_reason"]
     assert third.trace["llm_calls"]["totals"]["calls"] == 0  # offline: every role fell back
 
@@ -68,11 +69,11 @@ def test_baseline_profile_skips_extraction_memory_and_retrieval(make_runner) -> 
 
 def test_cache_keeps_polarity_apart_and_empties_on_a_new_bundle(make_runner, loaded, settings) -> None:
     runner = make_runner()
-    allowed = runner.run("두통에 타이레놀 먹어도 되나요", "anon-1")
+    allowed = runner.run("알레르기에 페니라민정 먹어도 되나요", "anon-1")   # a product of the tiny bundle
     assert not allowed.trace["cache_hit"] and allowed.verification["verdict"] == "PASS"
-    again = runner.run("두통에 타이레놀 먹어도 되나요?", "anon-2")
+    again = runner.run("알레르기에 페니라민정 먹어도 되나요?", "anon-2")
     assert again.trace["cache_hit"] and again.answer == allowed.answer
-    forbidden = runner.run("두통에 타이레놀 먹으면 안 되나요", "anon-3")
+    forbidden = runner.run("알레르기에 페니라민정 먹으면 안 되나요", "anon-3")
     assert not forbidden.trace["cache_hit"]
 
     cache = runner.deps.cache

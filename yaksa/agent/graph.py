@@ -10,7 +10,7 @@
        │
     assemble_context ─mode=llm (no retrieval)──→ generate_answer
        │
-    retrieve
+    retrieve ─named drug not in the data (said so, no LLM call)─────────→ store_response
        │
     generate_answer → verify ─FAIL, rounds left→ correct → verify ...
                          │PASS / verify off
@@ -74,6 +74,9 @@ def build_graph(deps: AgentDeps) -> Any:
     def after_context(s: dict) -> str:
         return "generate_answer" if s["flags"].mode == "llm" else "retrieve"
 
+    def after_retrieve(s: dict) -> str:
+        return "store_response" if s.get("no_evidence") else "generate_answer"
+
     def after_generate(s: dict) -> str:
         return "verify" if s["flags"].verify else "refine"
 
@@ -90,7 +93,7 @@ def build_graph(deps: AgentDeps) -> Any:
     g.add_edge("extract_slots", "store_memory")
     g.add_conditional_edges("store_memory", after_memory, ["store_response", "assemble_context"])
     g.add_conditional_edges("assemble_context", after_context, ["generate_answer", "retrieve"])
-    g.add_edge("retrieve", "generate_answer")
+    g.add_conditional_edges("retrieve", after_retrieve, ["store_response", "generate_answer"])
     g.add_conditional_edges("generate_answer", after_generate, ["verify", "refine"])
     g.add_conditional_edges("verify", after_verify, ["correct", "refine"])
     g.add_edge("correct", "verify")

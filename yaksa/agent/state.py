@@ -11,6 +11,7 @@ from typing import Any, TypedDict
 from yaksa.config import AgentFlags
 from yaksa.extraction.slots import SlotItem
 from yaksa.llm.evidence import Citation
+from yaksa.retrieval.focus import Focus
 from yaksa.scope.decision import ScopeDecision
 
 
@@ -32,6 +33,8 @@ class AgentState(TypedDict, total=False):
     search_query: str
     router: dict[str, Any]
     # retrieval and answer
+    focus: Focus | None            # what the user's question is about (named drug, symptom, intent)
+    no_evidence: bool              # a named drug with no product in the data: said so, nothing else
     citations: list[Citation]
     doc_ids_by_iteration: list[list[str]]
     blocked: bool                  # refused by the scope stage

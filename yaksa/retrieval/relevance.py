@@ -43,7 +43,8 @@ class RelevanceVerdict:
         return asdict(self)
 
 
-def _about(focus: Focus, doc: CitedDoc) -> bool:
+def is_about(focus: Focus, doc: CitedDoc) -> bool:
+    """Whether one document is about the asked drug or symptom (module doc)."""
     _title, _section, text, meta = doc
     seq = str(meta.get("item_seq") or "")
     if focus.mode == "drug":
@@ -67,7 +68,7 @@ def check_relevance(focus: Focus | None, docs: Sequence[CitedDoc]) -> RelevanceV
         reason = focus.reason or "no documents cited"
         return RelevanceVerdict(False, False, 0.0, False, [reason])
     problems: list[str] = []
-    about = [_about(focus, d) for d in docs]
+    about = [is_about(focus, d) for d in docs]
     share = sum(about) / len(about)
     first_ok = about[0]
     subject = ", ".join(focus.linking.mentions or focus.symptoms) or "the question"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
+from yaksa.agent.focus_notice import with_notice
 from yaksa.agent.strategies import make_strategy
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.roles import judge, rewrite
@@ -48,7 +49,7 @@ def quality_check(deps: AgentDeps):
         if reason is None:
             return {"iteration": state.get("iteration", 0) + 1, "stop_reason": ""}
         best = state["best"]
-        return {"stop_reason": reason, "answer": best["answer"], "citations": best["citations"],
+        return {"stop_reason": reason, "answer": with_notice(best["answer"], state.get("focus")), "citations": best["citations"],
                 "verified": best["verified"], "verification": best["verification"],
                 "generation_source": best["generation_source"]}
     return run

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
+from yaksa.agent.focus_notice import no_evidence
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.evidence import Citation
 
@@ -27,5 +28,13 @@ def retrieve(deps: AgentDeps):
                               text=h.text, score=round(h.score, 6), metadata=h.metadata)
                      for i, h in enumerate(result.hits, start=1)]
         ids = [*state.get("doc_ids_by_iteration", []), [c.doc_id for c in citations]]
-        return {"citations": citations, "doc_ids_by_iteration": ids}
+        update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids}
+        if state.get("iteration", 0) == 0:  # the user's own question sets the constraint, not a rewrite
+            focus = result.focus
+            update["focus"] = focus
+            turn.notes["focus"] = focus.to_json() if focus is not None else None
+            if focus is not None and focus.mode == "drug" and not citations:
+                # a named drug the data does not hold: say so, never answer from another product
+                update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
+        return update
     return run

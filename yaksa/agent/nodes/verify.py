@@ -10,14 +10,47 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
+from yaksa.agent.focus_notice import about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.extractive import extractive_answer
 from yaksa.llm.roles import correct, verify
 from yaksa.llm.rule_verifier import verify_rules
+from yaksa.llm.safety import SAFETY_LINE_KO
+from yaksa.retrieval.relevance import check_relevance
+
+NO_RELEVANT_EVIDENCE = ("자료에서 질문하신 내용에 맞는 허가 정보를 찾지 못해 답변드리기 어렵습니다. "
+                        f"{SAFETY_LINE_KO}")
+
+
+def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
+    """Relevance first: cited documents must be about the asked drug or symptom. When some are not,
+    the answer is rebuilt (extractively) from those that are; when none is, the turn says so."""
+    focus, citations = state.get("focus"), state.get("citations") or []
+    if focus is None or not citations:
+        return None
+    verdict = check_relevance(focus, [(c.title, c.section, c.text, c.metadata) for c in citations])
+    turn.notes.setdefault("relevance", []).append(verdict.to_json())
+    if verdict.relevant:
+        return None
+    kept = about_focus(focus, citations)
+    if len(kept) == len(citations):   # every document is about the focus; only the intent is missed
+        return None
+    if not kept:
+        text = no_evidence(focus) if focus.mode == "drug" else NO_RELEVANT_EVIDENCE
+        return {"answer": text, "citations": [], "generation_source": "relevance", "verified": False,
+                "verification": {"verdict": "FAIL", "problems": verdict.problems, "relevance": verdict.to_json()}}
+    answer = extractive_answer(state["question"], kept, state.get("profile_summary", ""))
+    final = verify_rules(answer, kept)
+    return {"answer": answer, "citations": kept, "generation_source": "extractive",
+            "verified": final.verdict == "PASS",
+            "verification": {**final.to_json(), "relevance": verdict.to_json(), "restricted_to_focus": True}}
 
 
 def verify_answer(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        restricted = _restrict_to_focus(state, turn)
+        if restricted is not None:
+            return restricted
         citations = state.get("citations") or []
         v = verify(deps.llm, state["question"], state["answer"], citations, usage=turn.ledger)
         log = turn.notes.setdefault("verification", [])
@@ -37,7 +70,8 @@ def verify_answer(deps: AgentDeps):
 
 def needs_correction(state: dict, deps: AgentDeps) -> bool:
     return not state.get("verified") and state.get("corrections", 0) < deps.params.max_corrections \
-        and not (state.get("verification") or {}).get("replaced_by_extractive")
+        and not (state.get("verification") or {}).get("replaced_by_extractive") \
+        and not (state.get("verification") or {}).get("relevance")  # rebuilt from the evidence, or nothing to cite
 
 
 def correct_answer(deps: AgentDeps):

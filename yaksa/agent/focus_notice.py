@@ -1,0 +1,57 @@
+"""What the answer says about the drug it answers from, before anything else.
+
+Why: a question about 타이레놀 answered from 세토펜정 must say so in its first sentence, or the user
+believes they read 타이레놀's label; and a question about a drug the data does not hold must be told
+that plainly, not answered from an unrelated product. The facts come from the search's `Focus`
+(`yaksa.retrieval.focus`); the sentences are fixed text, so no dose or claim is added.
+
+Usage:
+    notice(focus)          # "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다."
+    no_evidence(focus)     # for a named drug with no product in the data
+"""
+
+from __future__ import annotations
+
+from yaksa.llm.evidence import Citation
+from yaksa.llm.safety import SAFETY_LINE_KO
+from yaksa.retrieval.focus import Focus
+from yaksa.retrieval.relevance import is_about
+
+
+def _topic(word: str) -> str:
+    """`word` with the topic particle 은/는 its last syllable takes."""
+    last = word[-1] if word else ""
+    if "\uac00" <= last <= "\ud7a3":
+        return word + ("은" if (ord(last) - 0xAC00) % 28 else "는")
+    return word + "은(는)"
+
+
+def notice(focus: Focus | None) -> str:
+    """The first sentence for brands answered from their ingredient's products; "" when none."""
+    if focus is None or not focus.item_seqs:
+        return ""
+    missing = [b for b in focus.linking.brands if not b.in_data]
+    return " ".join(f"{_topic(b.brand)} 자료에 없어 같은 성분({', '.join(b.ingredients)}) 제품의 허가 정보로 답합니다."
+                    for b in missing)
+
+
+def no_evidence(focus: Focus) -> str:
+    """The reply when the question names a drug and no product of the data matches it."""
+    names = ", ".join(focus.linking.mentions) or "말씀하신 약"
+    return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "
+            f"답하지 않습니다. {SAFETY_LINE_KO}")
+
+
+def with_notice(answer: str, focus: Focus | None) -> str:
+    """`answer` led by the notice (joined into its first paragraph, which carries its citation)."""
+    lead = notice(focus)
+    if not lead or answer.startswith(lead):
+        return answer
+    return f"{lead} {answer}"
+
+
+def about_focus(focus: Focus, citations: list[Citation]) -> list[Citation]:
+    """The citations about the asked drug or symptom, renumbered from 1."""
+    kept = [c for c in citations if is_about(focus, (c.title, c.section, c.text, c.metadata))]
+    return [Citation(n=i, doc_id=c.doc_id, collection=c.collection, title=c.title, section=c.section, text=c.text,
+                     score=c.score, metadata=c.metadata) for i, c in enumerate(kept, start=1)]
