@@ -82,3 +82,13 @@ def test_web_query_only_for_in_scope_questions_without_identifiers_or_statements
     for message in ("안녕하세요", "65세 남성이고 당뇨가 있어요", OUT):
         _, seen = events_of(runner, message, "w2")
         assert not [p for n, p in seen if n == "web_query"], message
+
+
+def test_cache_keys_carry_the_focus_so_different_symptoms_and_intents_never_share(make_runner) -> None:
+    from yaksa.agent.nodes.similarity import cache_entities
+
+    deps = make_runner().deps
+    assert cache_entities(deps, "목이 칼칼하고 아파요") != cache_entities(deps, "머리가 지끈지끈 아파요")
+    assert cache_entities(deps, "알레르기약 먹으면 졸린가요") != cache_entities(deps, "애드빌 부작용 뭐예요")
+    assert cache_entities(deps, "페니라민정 부작용") != cache_entities(deps, "페니라민정 용법")
+    assert cache_entities(deps, "두통에 먹는 약") == cache_entities(deps, "두통에 먹는 약?")

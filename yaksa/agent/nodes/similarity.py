@@ -22,6 +22,12 @@ def cache_entities(deps: AgentDeps, text: str) -> frozenset[str]:
     keys = set()
     for item in deps.extractor.extract(text):
         keys.add(item.concept_id or f"{item.slot_type}:{item.name}={item.value}")
+    # what the search will be about: two questions whose drugs, symptoms, section intent or population
+    # differ ("목이 칼칼해요" / "머리가 지끈지끈 아파요") never share an answer, however close they embed
+    focus = deps.searcher.focus_of(text)
+    keys |= {f"focus:{focus.mode}", f"intent:{focus.intent.name}"}
+    keys |= {f"mention:{m}" for m in focus.linking.mentions} | {f"symptom:{t}" for t in focus.symptoms}
+    keys |= {f"population:{g}" for g in focus.population} | {f"route:{focus.route}"}
     return frozenset(keys) | deps.extractor.medications(text)
 
 
