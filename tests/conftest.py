@@ -20,7 +20,7 @@ configure_offline_env()
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
-DRUG_ROWS = 25  # the first products include 타이레놀-like analgesics and several 두통 products
+DRUG_ROWS = 25  # plus a few headache products from further down (see _mfds_subset)
 
 
 def shared_or_skip(*parts: str) -> Path:
@@ -57,10 +57,32 @@ def _head_csv(src: Path, dst: Path, n: int, header: bool = True) -> None:
     dst.write_bytes((b"\xef\xbb\xbf" if bom else b"") + buf.getvalue().encode("utf-8"))
 
 
+def _mfds_subset(src: Path, dst: Path, n: int) -> None:
+    """The first n products plus a few headache products (acetaminophen, ibuprofen) from further down.
+
+    Why the extra rows: the first products of the dump include no headache medicine, and questions
+    like "두통이 있는데 타이레놀 먹어도 되나요?" must have their answer in the tiny bundle now that a named
+    drug is a constraint (an unrelated product no longer stands in for it).
+    """
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    raw = src.read_bytes()
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    head, body = rows[0], rows[1:]
+    extra: list[list[str]] = []
+    for ingredient, wanted in (("아세트아미노펜", 3), ("이부프로펜", 2)):
+        # single-ingredient products (the ingredient in the product name) first
+        found = sorted((r for r in body[n:] if any(ingredient in f for f in r) and "두통" in r[3]),
+                       key=lambda r: ingredient not in r[1])
+        extra.extend(found[:wanted])
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([head, *body[:n], *extra])
+    dst.write_bytes((b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b"") + buf.getvalue().encode("utf-8"))
+
+
 def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     """Write params.yaml and subset raw data under `root`; returns the params path."""
     raw = root / "data" / "raw"
-    _head_csv(shared_or_skip("mfds-easy-drug-500", "drug500_data.csv"), raw / "mfds-easy-drug-500" / "drug500_data.csv", drug_rows)
+    _mfds_subset(shared_or_skip("mfds-easy-drug-500", "drug500_data.csv"), raw / "mfds-easy-drug-500" / "drug500_data.csv", drug_rows)
     pills = raw / "mfds-pill-idntfc-sample"
     pills.mkdir(parents=True)
     shutil.copy(shared_or_skip("mfds-pill-idntfc-sample", "pills_data.available_in_api.csv"), pills)

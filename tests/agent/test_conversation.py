@@ -22,7 +22,8 @@ def test_five_turn_conversation_remembers_and_cites(make_runner, settings) -> No
     second = runner.run("혈압이 150/95예요", user)
     assert "150/95" in second.profile_summary and "65세" in second.profile_summary
 
-    third = runner.run("두통이 있는데 뭐 먹어도 돼요?", user, on_event=lambda n, p: events.append((n, p)))
+    third = runner.run("콧물이 나는데 뭐 먹어도 돼요?", user,  # 페니라민정 in the tiny bundle
+                        on_event=lambda n, p: events.append((n, p)))
     assert not third.blocked and third.citations
     assert all(c.doc_id.startswith("mfds:") and c.collection == "drugs" for c in third.citations)
     cited = {int(n) for n in CITE.findall(third.answer)}
@@ -40,7 +41,7 @@ def test_five_turn_conversation_remembers_and_cites(make_runner, settings) -> No
     assert third.trace["llm_calls"]["totals"]["calls"] == 0  # offline: every role fell back
 
     greeting = runner.run("안녕하세요", user)
-    assert greeting.trace["nodes"] == ["check_similarity", "classify_intent", "store_response"]
+    assert greeting.trace["nodes"] == ["scope", "classify_intent", "store_response"]
     assert not greeting.citations
 
     off_topic = runner.run("삼성전자 주가 알려줘", user)

@@ -11,7 +11,7 @@ from tests.fake_openai import FakeOpenAI
 from yaksa.agent.runtime import build_runner
 
 OUT = "삼성전자 주가 어떻게 될까요"
-MEDICAL = "두통에 타이레놀 먹어도 되나요"
+MEDICAL = "알레르기에 페니라민정 먹어도 되나요"   # a product of the tiny bundle
 
 
 def events_of(runner, question: str, user: str, **kw) -> tuple[object, list[tuple[str, dict]]]:
@@ -60,16 +60,16 @@ def test_router_llm_is_not_called_for_an_out_of_scope_question(llm_env: FakeOpen
 
 def test_erasure_removes_cache_entries_and_no_response_carries_another_users_words(make_runner) -> None:
     runner = make_runner()
-    runner.run("65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?", "dave")
-    leaked = runner.run("제 이름은 홍길동이고 010-1234-5678 인데 두통에 아세트아미노펜 먹어도 되나요?", "frank")
+    runner.run("65세 남성 당뇨 환자가 페니라민정 먹어도 되나요?", "dave")
+    leaked = runner.run("제 이름은 홍길동이고 010-1234-5678 인데 콧물에 페니라민정 먹어도 되나요?", "frank")
     assert not leaked.trace["stored_in_cache"]                        # identifiers: never cached
-    first = runner.run("두통에 이부프로펜 먹어도 되나요?", "carol")
+    first = runner.run("콧물에 페니라민정 먹어도 되나요?", "carol")
     assert first.trace["stored_in_cache"]
-    again = runner.run("두통에 이부프로펜 먹어도 되나요", "erin")
-    assert again.trace["cache_hit"] and "두통에 이부프로펜 먹어도 되나요?" not in json.dumps(again.trace,
+    again = runner.run("콧물에 페니라민정 먹어도 되나요", "erin")
+    assert again.trace["cache_hit"] and "콧물에 페니라민정 먹어도 되나요?" not in json.dumps(again.trace,
                                                                                  ensure_ascii=False)
     assert runner.forget("carol")
-    after = runner.run("두통에 이부프로펜 먹어도 되나요", "gina")
+    after = runner.run("콧물에 페니라민정 먹어도 되나요", "gina")
     assert not after.trace["cache_hit"]
 
 

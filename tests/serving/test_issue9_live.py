@@ -44,21 +44,21 @@ def test_issue9_rows_against_a_live_server(settings: Settings, tmp_path, fake_ta
         # 3: identifiers are never cached; erasure reaches the cache; no response carries another's words
         dave = chat(url, "제 이름은 홍길동이고 010-1234-5678 인데 65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?", "dave")
         assert not dave["trace"]["stored_in_cache"]
-        carol = chat(url, "두통에 이부프로펜 먹어도 되나요?", "carol")
-        erin = chat(url, "두통에 이부프로펜 먹어도 되나요", "erin")
+        carol = chat(url, "콧물에 페니라민정 먹어도 되나요?", "carol")
+        erin = chat(url, "콧물에 페니라민정 먹어도 되나요", "erin")
         assert carol["trace"]["stored_in_cache"] and erin["trace"]["cache_hit"]
         assert "홍길동" not in json.dumps(erin, ensure_ascii=False) and "cached_query" not in erin["trace"]["cache"]
         assert httpx.delete(url + "/v1/profile/carol").json()["forgotten"]
-        assert not chat(url, "두통에 이부프로펜 먹어도 되나요", "gina")["trace"]["cache_hit"]
+        assert not chat(url, "콧물에 페니라민정 먹어도 되나요", "gina")["trace"]["cache_hit"]
         # 5: web references only for in-scope questions, identifiers and self-statements removed
         FakeTavily.requests.clear()
         assert not chat(url, "삼성전자 주가 어떻게 될까요", "w", web=True)["web_refs"]["results"]
         chat(url, "안녕하세요", "w", web=True)
         chat(url, "65세 남성이고 당뇨가 있어요", "w", web=True)
         assert FakeTavily.requests == []
-        chat(url, "제 이름은 홍길동이에요. 저는 HIV 양성이며 우울증약을 먹고 있어요. 타이레놀 먹어도 되나요?", "w2", web=True)
+        chat(url, "제 이름은 홍길동이에요. 저는 HIV 양성이며 우울증약을 먹고 있어요. 페니라민정 먹어도 되나요?", "w2", web=True)
         sent = json.dumps([r["body"] for r in FakeTavily.requests], ensure_ascii=False)
-        assert "타이레놀" in sent and not any(s in sent for s in ("HIV", "홍길동", "우울증"))
+        assert "페니라민정" in sent and not any(s in sent for s in ("HIV", "홍길동", "우울증"))
         # 6: open mode refuses non-JSON bodies, foreign origins and foreign Host names
         r = httpx.post(url + "/v1/chat", content='{"question": "두통", "user_id": "c"}',
                        headers={"Content-Type": "text/plain"})
@@ -67,7 +67,7 @@ def test_issue9_rows_against_a_live_server(settings: Settings, tmp_path, fake_ta
         assert r.status_code == 403
         assert httpx.get(url + "/v1/indexes", headers={"Host": "evil.test"}).status_code == 403
         # 8: questions are answered; a drug asked about is not a medication taken; a stated one is
-        for question in ("판콜에스 하루에 몇 번 먹어요", "아세트아미노펜 하루 최대 용량", "배탈 나서 설사해요"):
+        for question in ("페니라민정 하루에 몇 번 먹어요", "클로르페니라민 하루 최대 용량", "콧물이 계속 나요"):
             out = chat(url, question, "asker")
             assert out["trace"]["intent"] == "question" and not out["blocked"], question
         meds = [i for i in httpx.get(url + "/v1/profile/asker").json()["items"] if i["slot_type"] == "medications"]

@@ -56,7 +56,9 @@ def build_graph(deps: AgentDeps) -> Any:
         g.add_node(name, instrumented(name, factories[name](deps)))
 
     def after_scope(s: dict) -> str:
-        return "store_response" if s.get("blocked") else "check_similarity"
+        if s.get("blocked"):
+            return "store_response"
+        return "classify_intent" if s.get("greeting") else "check_similarity"
 
     def after_similarity(s: dict) -> str:
         if s.get("cache_hit"):  # the answer is cached, the user's own facts in this message are not
@@ -87,7 +89,7 @@ def build_graph(deps: AgentDeps) -> Any:
         return "store_response" if s.get("stop_reason") else "assemble_context"
 
     g.add_edge(START, "scope")
-    g.add_conditional_edges("scope", after_scope, ["store_response", "check_similarity"])
+    g.add_conditional_edges("scope", after_scope, ["store_response", "check_similarity", "classify_intent"])
     g.add_conditional_edges("check_similarity", after_similarity, ["classify_intent", "extract_slots", "store_response"])
     g.add_conditional_edges("classify_intent", after_intent, ["store_response", "assemble_context", "extract_slots"])
     g.add_edge("extract_slots", "store_memory")

@@ -23,6 +23,7 @@ class AgentState(TypedDict, total=False):
     flags: AgentFlags
     # scope, intent and context
     scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
+    greeting: bool                 # "안녕하세요": answered with a fixed reply, never refused or cached
     intent: str                    # "out_of_scope" | "chitchat" | "question" | "statement"
     complexity: str                # none | simple | moderate | complex
     k: int

@@ -12,13 +12,20 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import refusal_reply
 from yaksa.agent.turn import TurnContext
+from yaksa.retrieval.active import retrieval_plan
 from yaksa.scope.decision import ScopeDecision
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
+GREETING = ScopeDecision(True, "greeting", {}, "rules")
 
 
 def scope(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        if not retrieval_plan(state["question"]).search:
+            # "안녕하세요", "고마워요": a fixed friendly reply, no search, no LLM, nothing stored; the
+            # greeting is not a question the scope model should refuse
+            turn.notes["scope"] = GREETING.to_json()
+            return {"scope": GREETING, "blocked": False, "greeting": True}
         decision = deps.scope.decide(state["question"]) if state["flags"].oos_guard else GUARD_OFF
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
