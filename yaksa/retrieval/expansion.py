@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from yaksa.retrieval.rule_tables import word_table
+
 RULES_FILE = "expansion_ko.yaml"
 SPACES = re.compile(r"\s+")
 WORD = re.compile(r"\S+")
@@ -58,14 +60,7 @@ class ExpandedQuery:
 
 
 def _terms(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
-    if not isinstance(raw, dict):
-        raise TypeError(f"{RULES_FILE}: {where} must be a mapping of phrase -> [terms]")
-    out = {}
-    for key, values in raw.items():
-        if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
-            raise ValueError(f"{RULES_FILE}: {where}.{key} must be a list of non-empty strings")
-        out[str(key)] = tuple(values)
-    return out
+    return word_table(raw, RULES_FILE, where)
 
 
 @lru_cache(maxsize=1)

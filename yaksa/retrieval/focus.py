@@ -28,13 +28,14 @@ from typing import Any
 import yaml
 
 from yaksa.retrieval.linking import DrugCatalog, Linking
+from yaksa.retrieval.rule_tables import RulesFileError, word_table
 from yaksa.retrieval.section_intent import HANGUL, SectionIntent, classify_intent
 
 FOCUS_FILE = "focus_ko.yaml"
 MODES: tuple[str, ...] = ("drug", "symptom", "general")
 
 
-class FocusRulesError(ValueError):
+class FocusRulesError(RulesFileError):
     """`rules/focus_ko.yaml` is malformed (the message names the section)."""
 
 
@@ -48,15 +49,7 @@ class FocusRules:
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, tuple[str, ...]]:
-    raw = data.get(name) or {}
-    if not isinstance(raw, dict):
-        raise FocusRulesError(f"{FOCUS_FILE}: {name} must be a mapping of word -> [words]")
-    out: dict[str, tuple[str, ...]] = {}
-    for key, values in raw.items():
-        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
-            raise FocusRulesError(f"{FOCUS_FILE}: {name}.{key} must be a list of non-empty strings")
-        out[str(key)] = tuple(values)
-    return out
+    return word_table(data.get(name), FOCUS_FILE, name)
 
 
 @lru_cache(maxsize=1)
