@@ -171,6 +171,29 @@ class RetrievalParams:
 
 
 @dataclass(frozen=True)
+class RegressionParams:
+    """The nightly answer-quality regression (yaksa.regression). README: Answer quality."""
+
+    db_path: str = "data/regression/runs.duckdb"   # run history (relative to params.yaml)
+    reports_dir: str = "reports/regression"        # one folder per run: report.md, report.html, PNGs
+    metrics_path: str = "metrics/answers.json"     # DVC metrics of the latest run
+    resamples: int = 10_000          # paired bootstrap resamples per metric
+    seed: int = 20261123             # bootstrap seed: the same two runs always give the same CIs
+    alpha: float = 0.05              # family-wise error rate (Holm across the metrics)
+    llm_margin: float = -0.03        # an LLM-judged metric fails when its CI upper bound is below this
+    judge_repeats: int = 3           # each LLM-judged item is scored this many times and averaged
+    tolerance: float = 0.02          # allowed drop of a deterministic metric's mean (absolute)
+    tolerances: dict[str, float] = field(default_factory=lambda: {"latency_ms": 50.0})  # per metric (latency in ms)
+    per_category: int = 0            # items per suite category (0 = the whole suite; small for test projects)
+
+    def __post_init__(self) -> None:
+        if self.resamples < 1000 or self.judge_repeats < 1 or not 0 < self.alpha < 1:
+            raise ValueError("regression.resamples >= 1000, judge_repeats >= 1, alpha in (0, 1)")
+        if self.tolerance < 0 or any(v < 0 for v in self.tolerances.values()):
+            raise ValueError("regression tolerances must be >= 0")
+
+
+@dataclass(frozen=True)
 class ScopeParams:
     """The scope model (yaksa.scope): may a question be answered at all? README: Retrieval."""
 
@@ -271,6 +294,7 @@ class Settings:
     raw_params: dict[str, Any]
     agent: AgentParams = field(default_factory=AgentParams)
     scope: ScopeParams = field(default_factory=ScopeParams)
+    regression: RegressionParams = field(default_factory=RegressionParams)
 
     @property
     def memory_path(self) -> Path:
@@ -334,6 +358,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         raw_params=data,
         agent=_section(data, "agent", AgentParams, path),
         scope=_section(data, "scope", ScopeParams, path),
+        regression=_section(data, "regression", RegressionParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")

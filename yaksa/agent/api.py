@@ -9,7 +9,7 @@ produced), `answer`, `citations`, `verification`, `done`, `error`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from yaksa.llm.evidence import Citation
@@ -32,9 +32,13 @@ class TurnResult:
     trace: dict[str, Any]              # nodes, iterations, scores, timings_ms, llm_calls, cache
     verification: dict[str, Any] | None = None
     profile_summary: str = ""
+    # the evidence blocks as the generator's prompt carried them (truncation included), for the answer
+    # evaluation; not sent to clients, who get the citations
+    contexts: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        data.pop("contexts")
         data["citations"] = [asdict(c) for c in self.citations]
         return data
 

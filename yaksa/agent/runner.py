@@ -17,6 +17,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.graph import build_graph
 from yaksa.agent.turn import TurnContext
 from yaksa.config import AgentFlags
+from yaksa.llm.context import evidence_blocks, section_budgets
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.scope.search import search_in_scope
 
@@ -63,6 +64,7 @@ class AgentRunner:
             trace=self._trace(state, turn, name, total_ms),
             verification=state.get("verification"),
             profile_summary=state.get("profile_summary", ""),
+            contexts=self._contexts(state),
         )
         turn.emit("answer", {"text": result.answer, "blocked": result.blocked})
         turn.emit("citations", {"citations": [asdict(c) for c in result.citations]})
@@ -78,6 +80,13 @@ class AgentRunner:
             raise ValueError(f"profile {name!r} answers without evidence, so it cannot be verified; "
                              "it runs only in the evaluation code")
         return replace(flags, oos_guard=True, verify=True)
+
+    def _contexts(self, state: dict[str, Any]) -> list[str]:
+        """What the generator saw; a cache hit never ran it, so its citations are rendered the same way."""
+        if state.get("contexts"):
+            return list(state["contexts"])
+        budget = section_budgets(self.deps.params.context_tokens)["evidence"]
+        return evidence_blocks(state.get("citations") or [], budget)
 
     def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> dict[str, Any]:
         """Retrieval only (`/v1/search`): the scope stage first, then the agent's own searcher."""

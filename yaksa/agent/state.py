@@ -37,6 +37,7 @@ class AgentState(TypedDict, total=False):
     focus: Focus | None            # what the user's question is about (named drug, symptom, intent)
     no_evidence: bool              # a named drug with no product in the data: said so, nothing else
     citations: list[Citation]
+    contexts: list[str]            # the evidence blocks exactly as the generator's prompt carried them
     doc_ids_by_iteration: list[list[str]]
     blocked: bool                  # refused by the scope stage
     answer: str

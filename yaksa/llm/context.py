@@ -44,6 +44,7 @@ class AssembledPrompt:
     question: str
     evidence: tuple[Citation, ...]
     profile_summary: str
+    evidence_blocks: tuple[str, ...] = ()  # the documents exactly as the prompt carries them
 
 
 def section_budgets(total_tokens: int) -> dict[str, int]:
@@ -53,8 +54,12 @@ def section_budgets(total_tokens: int) -> dict[str, int]:
     return {name: int(total_tokens * share) for name, share in SHARES.items()}
 
 
-def render_evidence(evidence: Sequence[Citation], budget: int) -> str:
-    """Documents as "[문서 N] title — section (관련도 s)" + text, sharing `budget` tokens fairly."""
+def evidence_blocks(evidence: Sequence[Citation], budget: int) -> list[str]:
+    """One block per document, "[문서 N] title — section (관련도 s)" + text, sharing `budget` tokens fairly.
+
+    Why a list: the answer evaluation scores faithfulness against exactly these blocks (RAGAS sees
+    what the generator saw, truncation included), so the prompt and the evaluation share them.
+    """
     parts: list[str] = []
     remaining = budget
     for i, c in enumerate(evidence):
@@ -64,7 +69,13 @@ def render_evidence(evidence: Sequence[Citation], budget: int) -> str:
         block = f"{header}\n{body}"
         parts.append(block)
         remaining -= estimate_tokens(block)
-    return "\n\n".join(parts) if parts else "(검색된 근거 문서가 없습니다 / no documents were found)"
+    return parts
+
+
+def render_evidence(evidence: Sequence[Citation], budget: int) -> str:
+    """The evidence section of a prompt: `evidence_blocks` joined, or a no-documents line."""
+    blocks = evidence_blocks(evidence, budget)
+    return "\n\n".join(blocks) if blocks else "(검색된 근거 문서가 없습니다 / no documents were found)"
 
 
 def _history(history: Sequence[dict[str, str]], budget: int) -> list[dict[str, str]]:
@@ -92,7 +103,8 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     budgets = section_budgets(total_tokens)
     profile = truncate_to_tokens(profile_summary.strip(), budgets["profile"]) or "(없음 / none)"
-    evidence_text = render_evidence(evidence, budgets["evidence"])
+    blocks = evidence_blocks(evidence, budgets["evidence"])
+    evidence_text = "\n\n".join(blocks) if blocks else render_evidence((), 0)
     question_text = truncate_to_tokens(question.strip(), budgets["question"])
     turns = _history(history, budgets["history"])
     system = f"{SYSTEM_PROMPT}\n\n## 사용자 정보 (user profile)\n{profile}"
@@ -107,4 +119,4 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     }
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
     return AssembledPrompt(messages, budgets["generation"], used, question.strip(), tuple(evidence),
-                           profile_summary)  # fmt: skip
+                           profile_summary, tuple(blocks))  # fmt: skip

@@ -223,6 +223,13 @@ class ResponseCache:
             self._persist()
         return True
 
+    def owned_by(self, user_id: str) -> int:
+        """How many entries `user_id` created (as every worker sees them: read from the file)."""
+        uid = validate_user_id(user_id)
+        with self._lock, self._file_lock():
+            self._reload(force=True)
+            return sum(1 for e in self._entries if e.owner == uid)
+
     def forget_user(self, user_id: str) -> int:
         """Erase every entry `user_id` created, in the file every worker reads; how many were erased."""
         uid = validate_user_id(user_id)

@@ -21,48 +21,50 @@ _I = re.IGNORECASE
 
 CUES: dict[str, re.Pattern[str]] = {
     "finance": re.compile(
-        r"주식|주가|코스피|코스닥|상장|공모주|청약|\bETF\b|펀드|배당|시세|환율|금리|적금|예금|대출|비트코인|코인|투자"
+        r"바이오주|창업 ?비용|\bmortgage\b|refinanc\w*|make money|주식|주가|코스피|코스닥|상장|공모주|청약|\bETF\b|펀드|배당|시세|환율|금리|적금|예금|대출|비트코인|코인|투자"
         r"|목표주가|실적|매출|연말정산|수익률|\bstocks?\b|\bshares\b|\binvest\w*|\bdividend|\bIRA\b|mutual fund"
         r"|\bearnings\b|\bretirement\b", _I),
     "food": re.compile(
-        r"레시피|요리|끓이는|맛집|메뉴|파스타|찌개|떡볶이|굽는|에어프라이어|라면 (물|끓)|치킨|배달|디저트|카페(?!인)|샐러드"
+        r"반숙|삶아|끓이|비법|맛있게|굽기|불려|죽집|마리네이드|\bboil (an?|the|some)\b|\broast(ed|ing)?\b|\bgrill(ed|ing)?\b|\bmarinade\b|\bwine\b|\bsourdough\b|al dente|\bscrambled\b|레시피|요리|끓이는|맛집|메뉴|파스타|찌개|떡볶이|굽는|에어프라이어|라면 (물|끓)|치킨|배달|디저트|카페(?!인)|샐러드"
         r"|담그는|삶는|만드는 ?(법|방법)|전자레인지|휘핑|\brecipes?\b|\bpasta\b|\bbak(e|ing)\b|\bsauce\b|\blasagna\b|\bcookies?\b|\bsmoothie\b"
         r"|\brestaurants?\b|\breheat\b|\bavocado\b", _I),
     "jobs": re.compile(
-        r"채용|공고|연봉|시급|알바|면접|이력서|자기소개서|자소서|퇴사|취업|국가고시|커트라인|실업급여|공무원|수강료|영업직"
+        r"입시|합격률|\bearn\b|\btechnician\b|채용|공고|연봉|시급|알바|면접|이력서|자기소개서|자소서|퇴사|취업|국가고시|커트라인|실업급여|공무원|수강료|영업직"
         r"|\bjobs?\b|\bsalary\b|\bhiring\b|cover letter|\binterview\b|\bresume\b|job openings?", _I),
     "travel": re.compile(
-        r"여행 ?코스|여행지|비행기표|항공권|호텔|숙소|여권|비자|환전|입장권|당일치기|배낭여행|좌석"
+        r"렌터카|가볼 ?만한|best time to visit|여행 ?코스|여행지|비행기표|항공권|호텔|숙소|여권|비자|환전|입장권|당일치기|배낭여행|좌석"
         r"|\bhotels?\b|\bflights?\b|\bvisa\b|\bpassport\b|\bhoneymoon\b|\bresorts?\b|\bairport\b", _I),
     "tech": re.compile(
-        r"파이썬|자바스크립트|코딩|프로그램 (짜|만들)|엑셀|매크로|깃에서|\bSQL\b|윈도우|와이파이|노트북|아이폰|컴퓨터 바이러스|리액트"
+        r"카톡|카카오톡|백업|프린터|설치 오류|\brouter\b|\bprogramming\b|\bphone\b|파이썬|자바스크립트|코딩|프로그램 (짜|만들)|엑셀|매크로|깃에서|\bSQL\b|윈도우|와이파이|노트북|아이폰|컴퓨터 바이러스|리액트"
         r"|\bpython\b|\bjavascript\b|\bdocker\b|\bflask\b|\bcode\b|\blaptop\b|\biphone\b|\bTCP\b|\bwifi\b"
         r"|\bendpoint\b|\bdatabase\b|\bschema\b", _I),
     "entertainment": re.compile(
-        r"드라마|영화|넷플릭스|웹툰|콘서트|티켓|노래(?!져|지|진|졌)|가사|게임|박스오피스|시즌|등장인물|티어|\bmovies?\b|\bnetflix\b"
+        r"광고|배우(?!자)|연예인|아이돌|전시회|웹소설|소설|\bcelebrit\w*|\bactors?\b|\bactress\b|\bnovels?\b|\bOscars\b|\bMarvel\b|드라마|영화|넷플릭스|웹툰|콘서트|티켓|노래(?!져|지|진|졌)|가사|게임|박스오피스|시즌|등장인물|티어|\bmovies?\b|\bnetflix\b"
         r"|\bpodcast\b|\bpoem\b|\bplot\b|\bsongs?\b|\bplays\b|Grey's Anatomy|The Matrix|Breaking Bad", _I),
     "sports": re.compile(
-        r"경기 결과|야구|축구|손흥민|순위|우승|선수|올림픽|헬스장|루틴|마라톤|골프|비거리|\bmatch\b|\bleague\b"
+        r"이겼|스쿼트|champions league|\bgolf\b|경기 결과|야구|축구|손흥민|순위|우승|선수|올림픽|헬스장|루틴|마라톤|골프|비거리|\bmatch\b|\bleague\b"
         r"|world cup|\btennis\b|\bNBA\b|playing tonight|\bfinal\b", _I),
-    "weather": re.compile(r"날씨|기온|비 와|미세먼지|장마|태풍|\bweather\b|\brain\b|\btyphoon\b|UV index|\bforecast\b",
+    "weather": re.compile(r"우산|\bsnow\b|날씨|기온|비 와|미세먼지|장마|태풍|\bweather\b|\brain\b|\btyphoon\b|UV index|\bforecast\b",
                           _I),
     "shopping": re.compile(
-        r"최저가|쿠폰|할인|택배|배송|반품|교환|행사|1\+1|사이즈|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
+        r"마스크팩|선물 ?세트|\bsneakers\b|worth it|최저가|쿠폰|할인|택배|배송|반품|교환|행사|1\+1|사이즈|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
         r"|worth buying|\bshoes\b|\bcheapest\b", _I),
     "politics": re.compile(
         r"선거|총선|대통령|지지율|국회|정당|찬성|파업|증원|prime minister|\belection|\bparty\b|\bpolicy\b|electoral",
         _I),
     "education": re.compile(
-        r"수능|공부법|방정식|편입|정시 ?(컷|모집)|회화|독학|세종대왕|고등학교|capital of|\btranslate\b|photosynthesis"
+        r"theorem|단어 (잘 )?외우|번역해|수능|공부법|방정식|편입|정시 ?(컷|모집)|회화|독학|세종대왕|고등학교|capital of|\btranslate\b|photosynthesis"
         r"|world war|medical school|\bhomework\b", _I),
     "chitchat": re.compile(
-        r"^(ㅋ|ㅎ|ㅠ)+$|ㅎㅇ|^안녕|심심|이름이 뭐|기분이 좋|고마워|끝말잇기|남자친구|여자친구|약 올리|약속|\bjoke\b"
+        r"위로해|얘기 (좀 )?(들어|해 ?줘)|대화 (좀 )?하자|외로운데|말 (좀 )?걸어|(너는?|넌) .{0,6}(사람|AI)|기분 어때|\bbored\b|be my friend|\bvent\b|do you dream|about love|something fun|^(ㅋ|ㅎ|ㅠ)+$|ㅎㅇ|^안녕|심심|이름이 뭐|기분이 좋|고마워|끝말잇기|남자친구|여자친구|약 올리|약속|\bjoke\b"
         r"|favorite colou?r|\brobot\b|^hi\b|^lol$", _I),
     "harmful": re.compile(
-        r"폭탄|해킹|몰래 (보|타|넣)|위조|필로폰|마약 (제조|만드)|총 구|\bbomb\b|\bhack\w*|\bmeth\b|\bforge\b|shoplift"
+        r"몰래 재우|(opioids?|마약성).{0,30}(without|없이)|(without|없이).{0,30}(opioids?|마약성)|toxic gas|폭탄|해킹|몰래 (보|타|넣)|위조|필로폰|마약 (제조|만드)|총 구|\bbomb\b|\bhack\w*|\bmeth\b|\bforge\b|shoplift"
         r"|poison someone|without (being|getting) (detected|caught)", _I),
+    "life": re.compile(
+        r"이사할|집들이|청첩장|사과 문자|손 ?없는 ?날|약수터|\bwedding\b|\bask (my|for a) raise\b|flat tire|\bmy boss\b", _I),
     "household": re.compile(
-        r"강아지|고양이|반려|바퀴벌레|세탁기|청소|곰팡이|(^|\s)락스|자동차|엔진|운전면허|축의금|전입신고|비누 만들|냄새 (옷|빼)"
+        r"쥐약|개미|퇴치|화분|농약|세제|전자매트|\bants\b|\bdrain\b|\bcactus\b|fertili[sz]er|rat poison|\bgarden\b|강아지|고양이|반려|바퀴벌레|세탁기|청소|곰팡이|(^|\s)락스|자동차|엔진|운전면허|축의금|전입신고|비누 만들|냄새 (옷|빼)"
         r"|\bdogs?\b|\bcats?\b|\bpets?\b|\bcar's\b|\bcarpet\b|\bcloset\b|\bbike\b", _I),
 }
 

@@ -5,7 +5,8 @@
   embed_logit        the question's side of a learned in-vs-out direction in that embedding
                      (`model.EmbeddingDirection`)
   density            share of the question's content tokens that are medical (`vocabulary.py`)
-  medical_terms      distinct medical tokens plus expansion-rule families that fired (capped at 3)
+  medical_terms      distinct medical tokens plus expansion-rule families that fired and clinical
+                     measurements stated (a temperature, a weight; `vocabulary.MEASUREMENTS`), capped at 3
   domain_cues        non-medical domains whose cue words the question contains (`cues.py`)
   service_request    1 when a booking/insurance/hours/paperwork rule matches (`service_rules.py`)
 
@@ -23,7 +24,7 @@ import numpy as np
 from yaksa.retrieval.expansion import expand_query
 from yaksa.scope.cues import domain_cues
 from yaksa.scope.service_rules import service_request
-from yaksa.scope.vocabulary import is_medical_token
+from yaksa.scope.vocabulary import clinical_measurements, is_medical_token
 from yaksa.text.tokenizer import Tokenizer
 
 EMBEDDING_FEATURES = ("knn_in", "knn_out", "embed_logit")
@@ -49,6 +50,7 @@ def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[s
     tokens = tuple(tokenizer.tokenize(question))
     medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary)]
     rules = [f"rule:{family}" for family in sorted(expand_query(question).sources)]
+    rules += [f"measure:{kind}" for kind in clinical_measurements(question)]
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
     return LexicalSignals(tokens, tuple(sorted(set(medical_tokens))) + tuple(rules), round(density, 6),
                           domain_cues(question), service_request(question))

@@ -10,7 +10,7 @@ threshold passes.
 
 Usage:
     cal = calibrate_threshold(in_scope_scores=[0.9, 0.8, 0.7], out_scope_scores=[0.1, 0.3])
-    cal.threshold, cal.block_rate, cal.false_block_rate      # 0.7, 1.0, 0.0
+    cal.threshold, cal.block_rate, cal.false_block_rate      # 0.5 (midway 0.3..0.7), 1.0, 0.0
 """
 
 from __future__ import annotations
@@ -46,8 +46,12 @@ def calibrate_threshold(
     a threshold at an observed score lets every question with exactly that score pass: tied in- and
     out-of-scope scores are never separated, and an in-scope question is never blocked by a tie.
     Both rates grow with the threshold; among candidates with the same (best) block rate the lowest
-    one is taken, as it has the fewest false blocks and the widest margin for unseen in-scope
-    questions. The lowest observed score blocks nothing, so a feasible threshold always exists.
+    one is taken, as it has the fewest false blocks. The lowest observed score blocks nothing, so a
+    feasible threshold always exists. The threshold returned is then moved down to the middle of the
+    gap between that candidate and the highest score below it (the last question it blocks): the
+    rates on the calibration scores are unchanged, since no score lies inside the gap, but an unseen
+    in-scope question scoring just under the lowest in-scope calibration score is no longer blocked
+    by a threshold sitting exactly on it (maximum margin on both sides).
     """
     if not in_scope_scores:
         raise ValueError("in_scope_scores is empty: need at least one in-scope score")
@@ -68,4 +72,7 @@ def calibrate_threshold(
         if best is None or block > best.block_rate:
             best = CalibrationResult(threshold=t, block_rate=block, false_block_rate=false_block)
     assert best is not None  # the lowest candidate has false_block 0
+    below = [v for v in (*ins, *outs) if v < best.threshold]
+    if below:
+        best = CalibrationResult((max(below) + best.threshold) / 2, best.block_rate, best.false_block_rate)
     return best

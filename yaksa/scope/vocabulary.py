@@ -58,6 +58,27 @@ ENGLISH_MEDICAL_SUFFIX = re.compile(
     r"|mab|vir|itis|osis|emia|algia|oma|pathy|ectomy|phen|caine|dryl|nol)$")
 
 
+# Clinical measurements people state about themselves or a child: a temperature, weight, blood pressure,
+# blood sugar or an infant's age in months is health context even with no medical noun in the question
+# ("어제부터 열이 38도야", "My son is 4 and weighs 35 pounds"). Each kind that matches counts as one
+# medical term (features.py), like an expansion-rule family.
+MEASUREMENTS: dict[str, re.Pattern[str]] = {
+    "temperature": re.compile(r"(열|체온|미열|고열)[이가은는도]?\s*(\d{2}(\.\d)?)\s*도|\b(3[5-9]|4[0-2])(\.\d)?\s*(도|℃|°C)"
+                              r"|\b(9[7-9]|10[0-6])(\.\d)?\s*(°F|degrees?)\b|temperature of", re.IGNORECASE),
+    "weight": re.compile(r"(몸무게|체중)|\d+(\.\d+)?\s*(kg|킬로)(?![a-z])|\bweigh(s|ed|t)?\b.{0,20}\b(pounds?|lbs?|kg|kilos?)\b",
+                         re.IGNORECASE),
+    "blood_pressure": re.compile(r"혈압|\b(1\d{2}|[89]\d)\s*/\s*([4-9]\d|1[0-2]\d)\b|mmHg|blood pressure", re.IGNORECASE),
+    "blood_sugar": re.compile(r"혈당|공복 ?혈당|당화혈색소|HbA1c|mg/dL|blood sugar|glucose", re.IGNORECASE),
+    "infant_age": re.compile(r"(생후|만)\s*\d+\s*(개월|주)|\d+\s*개월\s*(아기|아이|된)|\b\d+[- ]month[- ]old\b",
+                             re.IGNORECASE),
+}
+
+
+def clinical_measurements(question: str) -> tuple[str, ...]:
+    """The kinds of clinical measurement the question states, in `MEASUREMENTS` order."""
+    return tuple(kind for kind, pattern in MEASUREMENTS.items() if pattern.search(question))
+
+
 # inflected forms ("열나다", "가래가") must stay phrases for the analyser, not become nouns
 NOT_NOUN_ENDINGS = ("다", "가", "이", "을", "를", "에", "는", "은", "워", "렵")
 

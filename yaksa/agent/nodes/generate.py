@@ -20,5 +20,5 @@ def generate_answer(deps: AgentDeps):
         turn.notes.setdefault("generation", []).append(
             {"source": gen.source, "error": gen.error, "prompt_tokens_by_section": gen.prompt_tokens_by_section})
         return {"answer": gen.text, "generation_source": gen.source, "corrections": 0, "verified": False,
-                "verification": None}
+                "verification": None, "contexts": list(prompt.evidence_blocks)}
     return run

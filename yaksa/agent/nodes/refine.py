@@ -29,7 +29,7 @@ def refine(deps: AgentDeps):
         if best is None or j.score > best["score"]:
             best = {"score": j.score, "answer": state["answer"], "citations": state.get("citations") or [],
                     "verified": state.get("verified", False), "verification": state.get("verification"),
-                    "generation_source": state.get("generation_source")}
+                    "generation_source": state.get("generation_source"), "contexts": state.get("contexts") or []}
         update: dict[str, Any] = {"judgements": judgements, "best": best}
         if flags.dynamic_query and j.missing:
             r = rewrite(deps.llm, state["question"], j.missing, terms, usage=turn.ledger)
@@ -51,5 +51,5 @@ def quality_check(deps: AgentDeps):
         best = state["best"]
         return {"stop_reason": reason, "answer": with_notice(best["answer"], state.get("focus")), "citations": best["citations"],
                 "verified": best["verified"], "verification": best["verification"],
-                "generation_source": best["generation_source"]}
+                "generation_source": best["generation_source"], "contexts": best["contexts"]}
     return run

@@ -1,0 +1,1 @@
+"""Nightly answer-quality regression run: suite, runner, metrics, gate, report, storage."""
