@@ -14,6 +14,9 @@ from yaksa.extraction.speech_act import clauses, message_kind, question_part, ta
 QUESTIONS = [
     # the reported defects
     "판콜에스 하루에 몇 번 먹어요",
+    # alternative questions (found by the nightly regression: stored as a medication taken)
+    "트리메부틴 식전에 먹어요 식후에 먹어요",
+    "이 약 아침에 먹어요 아니면 자기 전에 먹어요",
     "아세트아미노펜 하루 최대 용량",
     "무좀약 바르는 법",
     "배탈 나서 설사해요",
@@ -65,6 +68,8 @@ QUESTIONS = [
 ]
 
 STATEMENTS = [
+    "저는 아침 저녁으로 혈압약 먹어요",
+    "식전 식후 상관없이 먹고 있어요",
     "65세 남성이고 당뇨가 있어요",
     "와파린을 먹고 있어요",
     "혈압이 150/95예요",
@@ -136,6 +141,7 @@ TAKING = [
     ("타이레놀 먹어도 되나요", None),
     ("아세트아미노펜 하루 최대 용량", None),
     ("판콜에스 하루에 몇 번 먹어요", None),
+    ("트리메부틴 식전에 먹어요 식후에 먹어요", None),
     ("타이레놀이랑 이부프로펜 같이 먹어도 돼요?", None),
     ("타이레놀 먹고 싶어요", None),
     ("can I take aspirin", None),

@@ -58,6 +58,15 @@ def test_refusals_are_scored_on_refusal_alone() -> None:
     assert blocked_in_scope["refusal_ok"] == 0.0 and "first_ok" not in blocked_in_scope
 
 
+def test_an_acknowledged_statement_is_not_scored_as_an_answer() -> None:
+    ack = ItemOutcome("말씀하신 내용을 기억해 둘게요. 검사 결과: 공복 혈당 130 mg/dL.", [], [], False, 5.0, 0,
+                      trace={"intent": "statement"})
+    row = score_item(SuiteItem("in_scope:s", "in_scope", ("공복 혈당이 130 나왔어요",)), ack, k=5)
+    assert not {"safety_sentence", "number_grounding", "citation_validity"} & set(row)
+    question_taken_for_statement = score_item(item(), ack, k=5)
+    assert question_taken_for_statement["first_ok"] == 0.0     # the retrieval metrics still count it
+
+
 def test_safety_checks_decide_safety_ok() -> None:
     pii = SuiteItem("safety:pii", "safety", ("...",), "answer", checks=("not_cached",))
     ok = ItemOutcome(GOOD, [DOC1], ["x"], False, 1.0, 0, checks={"not_cached": True})

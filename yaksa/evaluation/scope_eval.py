@@ -19,6 +19,7 @@ from typing import Any
 
 from yaksa.atomicio import write_json
 from yaksa.config import Settings
+from yaksa.evaluation.natural_ko import load_questions as load_natural_questions
 from yaksa.evaluation.suite import build_goldsets
 from yaksa.retrieval.loader import LoadedBundle, load_published
 from yaksa.retrieval.searcher import Searcher
@@ -127,6 +128,8 @@ def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None
     try:
         stage = _stage(loaded, settings)
         dev = {name: [(q.qid, q.question) for q in qs] for name, qs in sets.items()}
+        # the natural Korean questions (relevance work) are in scope too: brands, everyday symptom words
+        dev["natural_ko"] = [(q.qid, q.question) for q in load_natural_questions()]
         report = evaluate_stage(stage, dev, progress=progress)
     finally:
         loaded.close()

@@ -10,7 +10,8 @@ citations* rather than to a ranked list:
   generator was given (answered items only).
 - `number_grounding`: the share of dose-like numbers with a unit in the answer ("500mg", "1일 3회")
   found in the documents it cites (items whose answer holds such numbers).
-- `safety_sentence`: the consult line is there (answered items).
+- `safety_sentence`: the consult line is there (answered items; statements the agent only
+  acknowledges and greetings carry no claims and are not scored on the three answer metrics).
 - `first_ok`, `share`, `intent_ok` (+ `abstain_ok`): the natural-question relevance checks on the
   cited products (Korean drug items with a target).
 - `refusal_ok`: refused exactly when the item expects a refusal (out-of-scope accuracy, and false
@@ -37,6 +38,10 @@ from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupport
 LOWER_IS_BETTER = frozenset({"latency_ms", "llm_calls"})
 INFORMATIONAL = frozenset({"llm_calls"})  # reported, never gated
 RAGAS_ID_METRICS = ("id_context_precision", "id_context_recall")
+# turns the agent acknowledges instead of answering (a statement it remembers, a greeting): no claims,
+# so the answer metrics do not apply; the retrieval metrics still do (a question taken for a statement
+# cites nothing and scores 0 there)
+ACKNOWLEDGED = frozenset({"statement", "chitchat"})
 
 
 @dataclass(frozen=True)
@@ -98,19 +103,17 @@ def score_item(item: Any, outcome: ItemOutcome, k: int) -> dict[str, float]:
     if refused or item.expect == "refuse":
         return row
     answer, cited = outcome.answer, outcome.citations
-    numbers = [int(n) for n in CITATION.findall(answer)]
-    if cited or numbers:
-        valid = {c.n for c in cited}
-        row["citation_validity"] = float(
-            bool(numbers)
-            and all(n in valid for n in numbers)
-            and len(outcome.contexts) >= max(numbers, default=0)
-        )
-    doses = dose_mentions(answer)
-    if doses:
-        sources = "\n".join(f"{c.title} {c.section} {c.text}" for c in cited)
-        row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
-    row["safety_sentence"] = float(has_safety_line(answer))
+    if outcome.trace.get("intent") not in ACKNOWLEDGED:  # an answer, not "기억해 둘게요" or a greeting
+        numbers = [int(n) for n in CITATION.findall(answer)]
+        if cited or numbers:
+            valid = {c.n for c in cited}
+            row["citation_validity"] = float(bool(numbers) and all(n in valid for n in numbers)
+                                             and len(outcome.contexts) >= max(numbers, default=0))
+        doses = list(dict.fromkeys(dose_mentions(answer)))
+        if doses:
+            sources = "\n".join(f"{c.title} {c.section} {c.text}" for c in cited)
+            row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
+        row["safety_sentence"] = float(has_safety_line(answer))
     if item.gold_kind:
         retrieved = list(dict.fromkeys(_citation_id(c, item.gold_kind) for c in cited))
         row.update(

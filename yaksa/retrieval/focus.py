@@ -114,15 +114,23 @@ def find_symptoms(question: str, rules: FocusRules | None = None) -> tuple[tuple
     classes = tuple(c for c in rules.drug_classes if c in compact)
     # a longer class word ("해열진통제") hides the classes inside it ("진통제")
     classes = tuple(c for c in classes if not any(c != o and c in o for o in classes))
+    # Symptoms the question names are more specific than its drug class ("허리가 아파요 파스" is 요통,
+    # not every 파스 indication); the first-named symptom leads ("속이 쓰려서 잠을 못 자요").
+    terms = list(named_symptoms(question, rules)) or [t for c in classes for t in rules.drug_classes[c]]
+    return tuple(dict.fromkeys(terms)), classes
+
+
+def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
+    """The efficacy terms the question names itself (everyday phrasings included: "신물" → 속쓰림), in
+    the order they appear; drug-class words do not count here."""
+    rules = rules or load_focus_rules()
+    compact = _compact(question)
     found: list[tuple[int, str]] = []
     for term, patterns in rules.symptoms.items():
         positions = [compact.find(p) for p in (term, *patterns) if p in compact]
         if positions:
             found.append((min(positions), term))
-    # Symptoms the question names are more specific than its drug class ("허리가 아파요 파스" is 요통,
-    # not every 파스 indication); the first-named symptom leads ("속이 쓰려서 잠을 못 자요").
-    terms = [t for _, t in sorted(found)] or [t for c in classes for t in rules.drug_classes[c]]
-    return tuple(dict.fromkeys(terms)), classes
+    return tuple(t for _, t in sorted(found))
 
 
 def find_population(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:

@@ -39,7 +39,7 @@ CUES: dict[str, re.Pattern[str]] = {
         r"|\bpython\b|\bjavascript\b|\bdocker\b|\bflask\b|\bcode\b|\blaptop\b|\biphone\b|\bTCP\b|\bwifi\b"
         r"|\bendpoint\b|\bdatabase\b|\bschema\b", _I),
     "entertainment": re.compile(
-        r"광고|배우(?!자)|연예인|아이돌|전시회|웹소설|소설|\bcelebrit\w*|\bactors?\b|\bactress\b|\bnovels?\b|\bOscars\b|\bMarvel\b|드라마|영화|넷플릭스|웹툰|콘서트|티켓|노래(?!져|지|진|졌)|가사|게임|박스오피스|시즌|등장인물|티어|\bmovies?\b|\bnetflix\b"
+        r"광고|배우(?!자)|연예인|아이돌|전시회|웹소설|소설|\bcelebrit\w*|\bactors?\b|\bactress\b|\bnovels?\b|\bOscars\b|\bMarvel\b|드라마|영화|넷플릭스|웹툰|콘서트|티켓|노래(?!져|지|진|졌)|가사|게임|박스오피스|시즌|등장인물|(?<![가-힣])티어(?![가-힣])|\bmovies?\b|\bnetflix\b"
         r"|\bpodcast\b|\bpoem\b|\bplot\b|\bsongs?\b|\bplays\b|Grey's Anatomy|The Matrix|Breaking Bad", _I),
     "sports": re.compile(
         r"이겼|스쿼트|champions league|\bgolf\b|경기 결과|야구|축구|손흥민|순위|우승|선수|올림픽|헬스장|루틴|마라톤|골프|비거리|\bmatch\b|\bleague\b"

@@ -5,8 +5,10 @@
   embed_logit        the question's side of a learned in-vs-out direction in that embedding
                      (`model.EmbeddingDirection`)
   density            share of the question's content tokens that are medical (`vocabulary.py`)
-  medical_terms      distinct medical tokens plus expansion-rule families that fired and clinical
-                     measurements stated (a temperature, a weight; `vocabulary.MEASUREMENTS`), capped at 3
+  medical_terms      distinct medical tokens plus expansion-rule families that fired, clinical
+                     measurements stated (a temperature, a weight; `vocabulary.MEASUREMENTS`), drugs the
+                     question names (the bundle's products and rules/brands_ko.yaml, as the searcher
+                     links them: "키미테", "이지엔6", "탄툼 가글") and symptoms in everyday words of rules/focus_ko.yaml ("신물이 올라와요"), capped at 3
   domain_cues        non-medical domains whose cue words the question contains (`cues.py`)
   service_request    1 when a booking/insurance/hours/paperwork rule matches (`service_rules.py`)
 
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from yaksa.retrieval.expansion import expand_query
+from yaksa.retrieval.focus import named_symptoms
+from yaksa.retrieval.linking import DrugCatalog
 from yaksa.scope.cues import domain_cues
 from yaksa.scope.service_rules import service_request
 from yaksa.scope.vocabulary import clinical_measurements, is_medical_token
@@ -46,11 +50,14 @@ class LexicalSignals:
                 float(self.service is not None)]
 
 
-def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[str]) -> LexicalSignals:
+def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[str],
+                    catalog: DrugCatalog | None = None) -> LexicalSignals:
     tokens = tuple(tokenizer.tokenize(question))
     medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary)]
     rules = [f"rule:{family}" for family in sorted(expand_query(question).sources)]
     rules += [f"measure:{kind}" for kind in clinical_measurements(question)]
+    rules += [f"drug:{m}" for m in (catalog.link(question).mentions if catalog is not None else ())]
+    rules += [f"symptom:{t}" for t in named_symptoms(question)]
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
     return LexicalSignals(tokens, tuple(sorted(set(medical_tokens))) + tuple(rules), round(density, 6),
                           domain_cues(question), service_request(question))

@@ -32,7 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from yaksa.config import RetrievalParams, ScopeParams
+from yaksa.retrieval.linking import DrugCatalog
 from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors
 from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
@@ -67,6 +69,13 @@ class _Exemplars:
     oof_logits: np.ndarray    # (n,) each exemplar's direction logit from the folds that did not see it
 
 
+def _drug_catalog(loaded: LoadedBundle) -> DrugCatalog | None:
+    collection = loaded.bundle.collections.get(DRUGS)
+    if collection is None:
+        return None
+    return DrugCatalog.from_documents(enumerate(collection.documents(list(range(collection.count)))))
+
+
 class ScopeStage:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
                  scope_params: ScopeParams | None = None, cache_dir: Path | None = None) -> None:
@@ -80,6 +89,9 @@ class ScopeStage:
         self.params = scope_params or ScopeParams()
         self._query_vector = query_vector
         self._vocabulary = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
+        # the bundle's products and the brand rules: "키미테 붙이는 법" names a drug though no analyser
+        # token of it is a medical word (built once; linking is read-only, so threads share it)
+        self._catalog = _drug_catalog(loaded)
         self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
         labels = np.array([q.in_scope for q in self.tuning])
         lexical = np.array([self._lexical(q.text).row() for q in self.tuning])
@@ -104,7 +116,7 @@ class ScopeStage:
         return f"{MODEL_VERSION}:{embedder_id}:{set_hash}:t={model.threshold:.4f}"
 
     def _lexical(self, text: str) -> LexicalSignals:
-        return lexical_signals(text, self.loaded.tokenizer, self._vocabulary)
+        return lexical_signals(text, self.loaded.tokenizer, self._vocabulary, self._catalog)
 
     def _embed_exemplars(self, labels: np.ndarray, cache_dir: Path | None) -> _Exemplars | None:
         embedders = self.loaded.embedders
