@@ -1,0 +1,23 @@
+"""Everyday symptom wording in rules/focus_ko.yaml: what the scope stage and the symptom focus read."""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.retrieval.focus import find_symptoms, named_symptoms
+
+
+@pytest.mark.parametrize(("question", "term"), [
+    ("아이가 열이 39도예요", "발열"),          # a temperature is a fever (found by the nightly regression:
+    ("어제부터 열이 38도야", "발열"),          # it was answered from naproxen side effects)
+    ("신물이 올라와요", "속쓰림"),
+    ("머리가 지끈지끈 아파요", "두통"),
+])
+def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
+    assert term in named_symptoms(question)
+
+
+def test_a_drug_class_alone_is_not_a_named_symptom() -> None:
+    assert named_symptoms("진통제 추천해 주세요") == ()
+    assert find_symptoms("진통제 추천해 주세요")[0]   # the focus still reads the class's symptoms
+    assert named_symptoms("오늘 서울 기온이 30도래") == ()
