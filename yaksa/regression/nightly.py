@@ -209,7 +209,9 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
     regressions = _regressions(gate, current, baseline, store, run_id, baseline_id)
     report = write_report(root / p.reports_dir / run_id, run=info, gate=gate,
                           history=_history(store, [s.name for s in metric_specs(names, settings)]),
-                          categories=summary["categories"], regressions=regressions)
+                          categories={c: {n: v for n, v in m.items() if n not in INFORMATIONAL}
+                                      for c, m in summary["categories"].items()},
+                          regressions=regressions)
     write_json(root / p.metrics_path, {"run_id": run_id, "bundle_version": loaded.version, "passed": passed,
                                        "n_items": summary["n_items"], "latency_p50_ms": summary["latency_p50_ms"],
                                        "latency_p95_ms": summary["latency_p95_ms"], **summary["metrics"]})
