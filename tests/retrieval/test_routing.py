@@ -49,3 +49,16 @@ def test_scope_collections_cover_the_language_not_the_route() -> None:
     assert scope_collections("두통 약", ["drugs", "health"]) == ["drugs"]
     assert scope_collections("What is asthma?", ["drugs", "health", "literature", "cases"]) == ["health", "literature"]
     assert scope_collections("What is asthma?", ["drugs"]) == []
+
+
+@pytest.mark.parametrize(("question", "literature"), [
+    ("Is the international normalised ratio (INR) reliable?", True),     # a study's yes/no question
+    ("Are bipolar disorders underdiagnosed in patients with depressive episodes?", True),
+    ("Cigarettes and cinema: does parental restriction reduce smoking?", True),   # title style
+    ("Can I take ibuprofen with food?", False),                          # about the asker
+    ("Is it okay to give my kid cough syrup at night?", False),
+    ("Is Huntington disease inherited ?", False),                        # a MedQuAD question type
+    ("What is (are) Delirium ?", False),
+])
+def test_research_questions_also_search_the_literature(question: str, literature: bool) -> None:
+    assert ("literature" in route(question, ["health", "literature"])) is literature

@@ -8,7 +8,9 @@ wrong language only adds noise to the fusion. The rules are deliberately few:
   * any Hangul in the question -> drugs (Korean questions with English drug names included);
   * otherwise -> health, plus literature when the question reads like a research question:
     it starts with "Does/Do/Did", or mentions "associated/association", "effect(s) of", or a
-    study word (trial, study, studies, randomized, meta-analysis, cohort, evidence).
+    study word (trial, study, studies, randomized, meta-analysis, cohort, evidence), or is
+    title-style ("X: does Y?"), or is a yes/no question not about the asker ("Is the INR
+    reliable?", not "Can I take ibuprofen?" nor MedQuAD's "Is X inherited?").
 
 Never returns a collection the bundle lacks: if none of the wanted ones exists, all available
 collections are searched rather than none.
@@ -28,9 +30,20 @@ RESEARCH = re.compile(
     r"^\s*(does|do|did)\b"
     r"|\bassociat(ed|ion)\b"
     r"|\beffects? of\b"
-    r"|\b(trials?|study|studies|randomi[sz]ed|meta-analys[ie]s|cohort|evidence)\b",
+    r"|\b(trials?|study|studies|randomi[sz]ed|meta-analys[ie]s|cohort|evidence)\b"
+    r"|^[^?]{8,}:\s*\S",  # a title-style question ("Cigarettes and cinema: does ...")
     re.IGNORECASE,
 )
+# A yes/no question that is not about the asker ("Is the INR reliable?", "Are bipolar disorders
+# underdiagnosed ...?") reads like a study's question; "Can I take ...?" and "Is X inherited?"
+# (a MedQuAD question type) do not.
+YES_NO = re.compile(r"^\s*(is|are|was|were|should|can|could|will|would|has|have)\b", re.IGNORECASE)
+PERSONAL = re.compile(r"\b(i|i'm|my|me|we|our|us|you|your|it okay|ok to|safe to)\b|\binherited\b", re.IGNORECASE)
+
+
+def is_research_question(question: str) -> bool:
+    """Does `question` read like a research question (module doc)?"""
+    return bool(RESEARCH.search(question) or (YES_NO.search(question) and not PERSONAL.search(question)))
 TASKS: tuple[str, ...] = ("qa", "critique")
 
 
@@ -47,7 +60,7 @@ def route(question: str, available: Sequence[str], task: str = "qa") -> list[str
     elif HANGUL.search(question):
         wanted = ["drugs"]
     else:
-        wanted = ["health", "literature"] if RESEARCH.search(question) else ["health"]
+        wanted = ["health", "literature"] if is_research_question(question) else ["health"]
     chosen = [c for c in wanted if c in available]
     return chosen or list(available)
 

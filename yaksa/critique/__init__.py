@@ -1,0 +1,1 @@
+"""M&M case critique: literature-backed review of a case analysis (diagnostic error, complications, prevention)."""
