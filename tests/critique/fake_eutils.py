@@ -27,6 +27,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
@@ -46,7 +47,7 @@ class Record:
     mesh: tuple[str, ...]
     year: int | None
 
-    @property
+    @cached_property
     def text(self) -> str:
         return " ".join([self.title, *(t for _, t in self.sections)]).lower()
 
@@ -83,7 +84,10 @@ def _term_matches(token: str, record: Record) -> bool:
         return True
     if tag in _MESH_TAGS:
         return any(phrase in m.lower() for m in record.mesh)
-    return re.search(r"\b" + r"\s+".join(map(re.escape, phrase.split())), record.text) is not None
+    words = phrase.split()
+    if words[0] not in record.text:  # cheap rejection before the regex
+        return False
+    return re.search(r"\b" + r"\s+".join(map(re.escape, words)), record.text) is not None
 
 
 class _Query:
@@ -153,7 +157,7 @@ class FakeEutils:
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def __enter__(self) -> Self:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,225 @@
+"""The M&M critique of one case: analysis → internal cases → validation → evidence → cited critique.
+
+Why this order (the design's lesson: similarity is not usefulness): internal cases above the
+similarity threshold are only candidates; the validation keeps those that share a *diagnosis* with the
+patient and carry an actionable lesson, and decides the retrieval mode:
+
+  external_only                   no internal case reached the threshold
+  hybrid                          validated internal cases + external literature (always both)
+  external_only_after_validation  candidates existed, none was useful
+
+Validation and the external search run concurrently. External evidence comes from PubMed E-utilities
+when configured (`PubMedConfig.from_env`: YAKSA_PUBMED_BASE_URL or NCBI_EMAIL), else, offline, from the
+same search over the bundle's `literature` (real PMIDs) and `health` collections. Internal similarity is
+the cosine of the case and the record in the `cases` collection's own embedding (the design's 0.7 was
+for its embedder; ours is `critique.internal_threshold` in params.yaml).
+
+The offline critique is extractive and structured: every line cites an internal case `[case:<id>]` or
+an article/passage `[PMID:<id>]` / `[doc:<id>]`, and every line's numbers must occur in what it cites
+(the chat answers' dose rule, `yaksa.llm.safety.unsupported_doses`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from yaksa.config import CritiqueParams
+from yaksa.critique.analysis import ClinicalAnalysis, ConceptIndex, analyse_case
+from yaksa.critique.case import Case
+from yaksa.critique.pubmed import PubMedClient, mm_query
+from yaksa.critique.validation import CandidateCase, ValidationVerdict, validate_cases
+from yaksa.llm.safety import unsupported_doses
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import Searcher
+
+CASES = "cases"
+EXTERNAL_COLLECTIONS = ("literature", "health")
+MODES = ("external_only", "hybrid", "external_only_after_validation")
+SENTENCE = re.compile(r"[^.!?\n]+[.!?]")
+PREVENTION = re.compile(r"prevent|prophyla|risk|diagnos|screen|early|delay|missed|guideline|recommend|assess",
+                        re.IGNORECASE)
+LESSON = re.compile(r"complicat|adverse|error|missed|delay|fail|readmi|died|death|management|treated|outcome",
+                    re.IGNORECASE)
+MAX_CASE_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Evidence:
+    ref: str          # "PMID:123" | "doc:medquad:..." | "case:mtsamples:12"
+    title: str
+    text: str
+    score: float
+    source: str       # "pubmed" | "literature" | "health" | "cases"
+
+
+@dataclass(frozen=True)
+class Claim:
+    section: str
+    text: str
+    refs: tuple[str, ...]
+
+
+@dataclass
+class CritiqueResult:
+    retrieval_mode: str
+    analysis: ClinicalAnalysis
+    internal: list[dict[str, Any]]          # candidates with score, kept or not, and why
+    validation: ValidationVerdict | None
+    external: list[Evidence]
+    critique: dict[str, list[Claim]]
+    verification: dict[str, Any]
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "retrieval_mode": self.retrieval_mode,
+            "analysis": self.analysis.to_dict(),
+            "internal": self.internal,
+            "validation": self.validation.to_dict() if self.validation else None,
+            "external": [asdict(e) for e in self.external],
+            "critique": {name: [{"text": c.text, "refs": list(c.refs)} for c in claims]
+                         for name, claims in self.critique.items()},
+            "verification": self.verification,
+            "trace": self.trace,
+        }
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE.findall(text) if len(s.strip()) > 30]
+
+
+class CritiqueAgent:
+    def __init__(self, loaded: LoadedBundle, searcher: Searcher, params: CritiqueParams,
+                 concepts: ConceptIndex | None = None, pubmed: PubMedClient | None = None) -> None:
+        self.loaded, self.searcher, self.params = loaded, searcher, params
+        self.concepts, self.pubmed = concepts, pubmed
+
+    # -- steps --------------------------------------------------------------------------------------
+    def internal_candidates(self, case: Case) -> list[CandidateCase]:
+        """Top internal cases by cosine in the `cases` embedding (empty when the bundle has none)."""
+        col = self.loaded.bundle.collections.get(CASES)
+        if col is None:
+            return []
+        vector = self.searcher.query_vector(CASES, case.text[:MAX_CASE_QUERY_CHARS])
+        rows, scores = col.dense_search(vector, self.params.internal_top_k)
+        docs = col.documents([int(r) for r in rows])
+        return [CandidateCase(d.doc_id, round(float(s), 4), d.title, d.text) for d, s in zip(docs, scores)]
+
+    def external_evidence(self, analysis: ClinicalAnalysis, case: Case) -> tuple[list[Evidence], dict[str, Any]]:
+        terms = list(analysis.search_terms) or [case.summary[:200]]
+        if self.pubmed is not None:
+            query, broader = mm_query(terms[:3])
+            found = self.pubmed.search_articles(query, broader, max_results=self.params.external_k)
+            return ([Evidence(f"PMID:{a.pmid}", a.title, a.abstract, 1.0, "pubmed") for a in found.articles],
+                    {"source": "pubmed", "query": found.query_used, "queries_tried": list(found.queries_tried),
+                     **found.stats})
+        available = [c for c in EXTERNAL_COLLECTIONS if c in self.loaded.bundle.collections]
+        if not available:
+            return [], {"source": "none"}
+        query = " ".join(terms[:3])
+        result = self.searcher.search(query, k=self.params.external_k, collections=available)
+        evidence = [Evidence(f"PMID:{h.doc_id.split(':', 1)[1]}" if h.doc_id.startswith("pubmed:") else f"doc:{h.doc_id}",
+                             h.title, h.text, round(h.score, 4), h.collection) for h in result.hits]
+        return evidence, {"source": "offline", "query": query, "collections": available}
+
+    # -- the critique ---------------------------------------------------------------------------------
+    def _cite(self, evidence: Sequence[Evidence], term: str) -> Evidence | None:
+        term = term.lower()
+        return next((e for e in evidence if term and term in f"{e.title} {e.text}".lower()), None)
+
+    def write_critique(self, case: Case, analysis: ClinicalAnalysis, kept: Sequence[CandidateCase],
+                       evidence: Sequence[Evidence]) -> dict[str, list[Claim]]:
+        sections: dict[str, list[Claim]] = {"diagnostic_errors": [], "treatment_errors": [],
+                                            "what_went_well": [], "prevention": []}
+        management = f"{case.management} {case.timeline}".lower()
+        fallback = evidence[0] if evidence else None
+        for match in analysis.risk_patterns:
+            cite = self._cite(evidence, match.diagnosis) or fallback
+            refs = (cite.ref,) if cite else ()
+            criteria = ", ".join(match.criteria_met)
+            if not match.considered:
+                sections["diagnostic_errors"].append(Claim(
+                    "diagnostic_errors", f"{match.diagnosis} should have been considered: {criteria} "
+                    f"({len(match.criteria_met)} of {match.criteria_total} criteria; {match.source}).", refs))
+            for priority in match.priorities:
+                words = [w for w in re.findall(r"[a-z]{4,}", priority.lower())]
+                done = bool(words) and any(w in management for w in words)
+                section = "what_went_well" if done else "treatment_errors"
+                text = f"{'Done' if done else 'Not documented'}: {priority} (for {match.diagnosis})."
+                sections[section].append(Claim(section, text, refs))
+        for cand in kept:
+            lesson = next((s for s in _sentences(cand.text) if LESSON.search(s)), None)
+            if lesson:
+                sections["prevention"].append(Claim("prevention", f"Similar internal case: {lesson}",
+                                                    (f"case:{cand.doc_id}",)))
+        focus = [m.diagnosis.lower() for m in analysis.risk_patterns] or [t.lower() for t in analysis.search_terms[:2]]
+        for e in evidence:
+            sentence = next((s for s in _sentences(e.text) if PREVENTION.search(s)
+                             and (not focus or any(f in s.lower() for f in focus))), None)
+            if sentence:
+                sections["prevention"].append(Claim("prevention", sentence, (e.ref,)))
+            if len(sections["prevention"]) >= self.params.max_prevention_claims:
+                break
+        return sections
+
+    def verify(self, critique: dict[str, list[Claim]], sources: dict[str, str]) -> dict[str, Any]:
+        """Every claim cites a known source, and its numbers occur in what it cites."""
+        problems: list[str] = []
+        for claims in critique.values():
+            for c in claims:
+                unknown = [r for r in c.refs if r not in sources]
+                if not c.refs or unknown:
+                    problems.append(f"uncited or unknown source: {c.text[:60]}")
+                    continue
+                cited = "\n".join(sources[r] for r in c.refs)
+                missing = unsupported_doses(c.text, cited)
+                if missing and c.section == "prevention":  # analysis lines quote the case, not a source
+                    problems.append(f"numbers {missing} not in the cited source: {c.text[:60]}")
+        return {"verdict": "PASS" if not problems else "FAIL", "problems": problems}
+
+    # -- one run ----------------------------------------------------------------------------------------
+    def run(self, case: Case) -> CritiqueResult:
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        analysis = analyse_case(case, self.concepts)
+        timings["analysis"] = (time.perf_counter() - start) * 1000
+        t = time.perf_counter()
+        candidates = self.internal_candidates(case)
+        above = [c for c in candidates if c.score >= self.params.internal_threshold]
+        timings["internal_search"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        verdict: ValidationVerdict | None = None
+        with ThreadPoolExecutor(max_workers=2) as pool:  # validation and the external search at once
+            external_future = pool.submit(self.external_evidence, analysis, case)
+            if above:
+                verdict = validate_cases(analysis, above, self.concepts)
+            evidence, external_trace = external_future.result()
+        timings["validation_and_external"] = (time.perf_counter() - t) * 1000
+        if not above:
+            mode, kept = "external_only", []
+        elif verdict is not None and verdict.passed:
+            mode, kept = "hybrid", list(verdict.kept)
+        else:
+            mode, kept = "external_only_after_validation", []
+        kept_ids = {c.doc_id for c in kept}
+        per_case = {p.get("doc_id"): p for p in (verdict.per_case if verdict else [])}
+        internal = [{"doc_id": c.doc_id, "title": c.title, "score": c.score,
+                     "above_threshold": c.score >= self.params.internal_threshold, "kept": c.doc_id in kept_ids,
+                     "reason": per_case.get(c.doc_id, {}).get("reason", "below the similarity threshold")}
+                    for c in candidates]
+        t = time.perf_counter()
+        critique = self.write_critique(case, analysis, kept, evidence)
+        sources = {e.ref: f"{e.title} {e.text}" for e in evidence} | {f"case:{c.doc_id}": c.text for c in kept}
+        verification = self.verify(critique, sources)
+        timings["critique"] = (time.perf_counter() - t) * 1000
+        timings["total"] = (time.perf_counter() - start) * 1000
+        trace = {"steps": ["analysis", "internal_search", "quality_evaluation",
+                           *(["validation"] if above else []), "external_search", "critique", "verification"],
+                 "timings_ms": {k: round(v, 2) for k, v in timings.items()}, "external": external_trace,
+                 "threshold": self.params.internal_threshold, "llm_calls": 0}
+        return CritiqueResult(mode, analysis, internal, verdict, evidence, critique, verification, trace)

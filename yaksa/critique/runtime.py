@@ -1,0 +1,21 @@
+"""Build the critique agent for a published bundle (the CLI; later the service)."""
+
+from __future__ import annotations
+
+from yaksa.config import Settings
+from yaksa.critique.agent import CritiqueAgent
+from yaksa.critique.analysis import ConceptIndex, load_concept_names
+from yaksa.critique.pubmed import PubMedClient, PubMedConfig
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import Searcher
+
+
+def build_critique_agent(loaded: LoadedBundle, settings: Settings, searcher: Searcher | None = None) -> CritiqueAgent:
+    """The agent over `loaded`: the concept table when the build made one, PubMed when configured."""
+    concepts_dir = settings.paths.concepts
+    names = load_concept_names(concepts_dir) if (concepts_dir / "concepts.csv").is_file() else None
+    config = PubMedConfig.from_env()
+    cache = settings.paths.root / "data" / "cache" / "pubmed"
+    pubmed = PubMedClient(config, config.cache_dir or cache) if config.configured else None
+    return CritiqueAgent(loaded, searcher or Searcher(loaded, settings.retrieval), settings.critique,
+                         ConceptIndex(names) if names else None, pubmed)
