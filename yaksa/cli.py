@@ -111,7 +111,7 @@ def search(
         loaded = load_published(s.paths.indexes, version)
         searcher = Searcher(loaded, retrieval)
         scope = ScopeStage(loaded, s.retrieval, searcher.query_vector, scope_params=s.scope,
-                           cache_dir=s.paths.embedding_cache)
+                           catalog=searcher.catalog, cache_dir=s.paths.embedding_cache)
         for q in lines:
             result = search_in_scope(scope, searcher, q, k=k, collections=collection)
             if as_json:

@@ -43,7 +43,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
     deps = AgentDeps(
         params=params,
         scope=ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
-                         cache_dir=settings.paths.embedding_cache),
+                         catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache),
         searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),

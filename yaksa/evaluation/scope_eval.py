@@ -114,7 +114,7 @@ def write_report(path: Path, report: ScopeReport) -> None:
 def _stage(loaded: LoadedBundle, settings: Settings) -> ScopeStage:
     searcher = Searcher(loaded, settings.retrieval)
     return ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
-                      cache_dir=settings.paths.embedding_cache)
+                      catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache)
 
 
 def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None = None,

@@ -29,6 +29,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from yaksa.evaluation.natural_ko import Hit, score_question
@@ -58,6 +59,15 @@ class ItemOutcome:
     checks: dict[str, bool] = field(default_factory=dict)  # safety check name -> passed
 
 
+@lru_cache(maxsize=1)
+def _ragas_metrics() -> tuple[Any, Any, Any]:
+    """The three deterministic ragas metrics, built once per process (they hold no per-item state)."""
+    with warnings.catch_warnings():  # ragas 0.4 has these only as legacy classes, and warns so on import
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from ragas.metrics import IDBasedContextPrecision, IDBasedContextRecall, NonLLMContextRecall
+    return IDBasedContextPrecision(), IDBasedContextRecall(), NonLLMContextRecall()
+
+
 def _ragas_scores(
     retrieved: Sequence[str],
     gold: Sequence[str],
@@ -67,21 +77,19 @@ def _ragas_scores(
     """ragas IDBasedContextPrecision / IDBasedContextRecall and NonLLMContextRecall for one item."""
     from ragas.dataset_schema import SingleTurnSample
 
-    with warnings.catch_warnings():  # ragas 0.4 has these only as legacy classes, and warns so on import
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from ragas.metrics import IDBasedContextPrecision, IDBasedContextRecall, NonLLMContextRecall
+    precision, recall, text_recall = _ragas_metrics()
 
     async def run() -> dict[str, float]:
         out: dict[str, float] = {}
         if gold:
             sample = SingleTurnSample(retrieved_context_ids=list(retrieved), reference_context_ids=list(gold))
-            out["id_context_precision"] = float(await IDBasedContextPrecision().single_turn_ascore(sample))
-            out["id_context_recall"] = float(await IDBasedContextRecall().single_turn_ascore(sample))
+            out["id_context_precision"] = float(await precision.single_turn_ascore(sample))
+            out["id_context_recall"] = float(await recall.single_turn_ascore(sample))
         if reference_texts and retrieved_texts:
             sample = SingleTurnSample(
                 retrieved_contexts=list(retrieved_texts), reference_contexts=list(reference_texts)
             )
-            out["nonllm_context_recall"] = float(await NonLLMContextRecall().single_turn_ascore(sample))
+            out["nonllm_context_recall"] = float(await text_recall.single_turn_ascore(sample))
         return out
 
     return asyncio.run(run())

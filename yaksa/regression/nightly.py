@@ -10,6 +10,7 @@ a metric fails the gate or when more than 2% of the LLM-judged scores are NaN.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import math
 import subprocess
@@ -71,8 +72,6 @@ def _git_rev(root: Path) -> str:
 
 def params_hash(settings: Settings) -> str:
     """Hash of the whole params.yaml as loaded (retrieval, agent, scope ... all shape the answers)."""
-    import json
-
     text = json.dumps(settings.raw_params, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -190,25 +189,26 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
     current = {r.item.item_id: r.metrics for r in records}
     baseline = store.scores(baseline_id) if baseline_id else {}
     names = sorted({n for r in records for n in r.metrics})
-    gate = compare(current, baseline, metric_specs(names, settings), resamples=p.resamples, seed=p.seed,
+    specs = metric_specs(names, settings)
+    gate = compare(current, baseline, specs, resamples=p.resamples, seed=p.seed,
                    alpha=p.alpha, llm_margin=p.llm_margin)
     failures = [f"{m.name}: {m.reason}" for m in gate.failed]
     if judge_note.get("ran") and not judge_note.get("ok"):
         failures.append(f"LLM judge: {judge_note['nan_rate_overall']:.1%} of scores are NaN (limit 2%)")
     passed = not failures
     summary["gate"] = {"passed": passed, "baseline_run_id": baseline_id, "failures": failures}
-    git_rev = _git_rev(root)
-    store.save_run(RunRow(run_id, created.strftime("%Y-%m-%dT%H:%M:%SZ"), loaded.version, params_hash(settings),
+    git_rev, p_hash = _git_rev(root), params_hash(settings)
+    store.save_run(RunRow(run_id, created.strftime("%Y-%m-%dT%H:%M:%SZ"), loaded.version, p_hash,
                           git_rev, suite.suite_hash, passed, False, baseline_id, summary),
                    [r.to_row() for r in records])
     accepted = accept or baseline_id is None
     if accepted:
         store.accept(run_id)
-    info = RunInfo(run_id, loaded.version, params_hash(settings), git_rev, created.strftime("%Y-%m-%d %H:%M UTC"),
+    info = RunInfo(run_id, loaded.version, p_hash, git_rev, created.strftime("%Y-%m-%d %H:%M UTC"),
                    baseline_id, len(records))
     regressions = _regressions(gate, current, baseline, store, run_id, baseline_id)
     report = write_report(root / p.reports_dir / run_id, run=info, gate=gate,
-                          history=_history(store, [s.name for s in metric_specs(names, settings)]),
+                          history=_history(store, [spec.name for spec in specs]),
                           categories={c: {n: v for n, v in m.items() if n not in INFORMATIONAL}
                                       for c, m in summary["categories"].items()},
                           regressions=regressions)

@@ -238,6 +238,11 @@ class DrugCatalog:
     by_ingredient: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
+    def from_collection(cls, collection: Any) -> DrugCatalog:
+        """Every document of a loaded drugs collection (`LoadedCollection`), read once."""
+        return cls.from_documents(enumerate(collection.documents(list(range(collection.count)))))
+
+    @classmethod
     def from_documents(cls, documents: Iterable[tuple[int, Document]]) -> DrugCatalog:
         """From (row, document) pairs of the drugs collection; non-MFDS documents are ignored."""
         sections: dict[str, dict[str, int]] = defaultdict(dict)

@@ -116,7 +116,7 @@ class Searcher:
         self._drug_vectors: np.ndarray | None = None
         if use_focus and DRUGS in loaded.bundle.collections:
             col = loaded.bundle.collections[DRUGS]
-            self.catalog = DrugCatalog.from_documents(enumerate(col.documents(list(range(col.count)))))
+            self.catalog = DrugCatalog.from_collection(col)
             self._drug_vectors = np.asarray(col.dense.reconstruct_n(0, col.dense.ntotal), dtype=np.float32)
 
     def _sections_of(self, name: str) -> dict[int, str]:

@@ -69,21 +69,16 @@ class _Exemplars:
     oof_logits: np.ndarray    # (n,) each exemplar's direction logit from the folds that did not see it
 
 
-def _drug_catalog(loaded: LoadedBundle) -> DrugCatalog | None:
-    collection = loaded.bundle.collections.get(DRUGS)
-    if collection is None:
-        return None
-    return DrugCatalog.from_documents(enumerate(collection.documents(list(range(collection.count)))))
-
-
 class ScopeStage:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
-                 scope_params: ScopeParams | None = None, cache_dir: Path | None = None) -> None:
+                 scope_params: ScopeParams | None = None, cache_dir: Path | None = None,
+                 catalog: DrugCatalog | None = None) -> None:
         """Fit the scope model on the tuning half of the committed exemplars.
 
         `params` (the retrieval settings) is accepted for the callers' sake; the scope model has its
         own settings (`scope_params`, params.yaml `scope:`). `cache_dir` holds the exemplar query
         vectors (e.g. `settings.paths.embedding_cache`); without it they are embedded at every start.
+        `catalog` is the searcher's drug catalog of the same bundle (read from the bundle when not given).
         """
         self.loaded = loaded
         self.params = scope_params or ScopeParams()
@@ -91,7 +86,9 @@ class ScopeStage:
         self._vocabulary = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
         # the bundle's products and the brand rules: "키미테 붙이는 법" names a drug though no analyser
         # token of it is a medical word (built once; linking is read-only, so threads share it)
-        self._catalog = _drug_catalog(loaded)
+        if catalog is None and DRUGS in loaded.bundle.collections:
+            catalog = DrugCatalog.from_collection(loaded.bundle.collections[DRUGS])
+        self._catalog = catalog
         self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
         labels = np.array([q.in_scope for q in self.tuning])
         lexical = np.array([self._lexical(q.text).row() for q in self.tuning])
