@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from yaksa.config import CritiqueParams
 from yaksa.critique.analysis import ClinicalAnalysis, ConceptIndex, analyse_case
 from yaksa.critique.case import Case
+from yaksa.critique.evidence import Claim, Evidence
 from yaksa.critique.pubmed import PubMedClient, mm_query
 from yaksa.critique.validation import CandidateCase, ValidationVerdict, validate_cases
 from yaksa.llm.safety import unsupported_doses
@@ -47,21 +50,7 @@ LESSON = re.compile(r"complicat|adverse|error|missed|delay|fail|readmi|died|deat
                     re.IGNORECASE)
 MAX_CASE_QUERY_CHARS = 2000
 
-
-@dataclass(frozen=True)
-class Evidence:
-    ref: str          # "PMID:123" | "doc:medquad:..." | "case:mtsamples:12"
-    title: str
-    text: str
-    score: float
-    source: str       # "pubmed" | "literature" | "health" | "cases"
-
-
-@dataclass(frozen=True)
-class Claim:
-    section: str
-    text: str
-    refs: tuple[str, ...]
+StepCallback = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
@@ -101,14 +90,21 @@ class CritiqueAgent:
 
     # -- steps --------------------------------------------------------------------------------------
     def internal_candidates(self, case: Case) -> list[CandidateCase]:
-        """Top internal cases by cosine in the `cases` embedding (empty when the bundle has none)."""
+        """The top internal cases by hybrid rank (BM25 + dense, the `cases` fusion in params), each with
+        its own cosine to the case: the threshold is judged on the cosine, never on a fused score
+        (which is not a similarity). Empty when the bundle has no `cases` collection."""
         col = self.loaded.bundle.collections.get(CASES)
         if col is None:
             return []
-        vector = self.searcher.query_vector(CASES, case.text[:MAX_CASE_QUERY_CHARS])
-        rows, scores = col.dense_search(vector, self.params.internal_top_k)
-        docs = col.documents([int(r) for r in rows])
-        return [CandidateCase(d.doc_id, round(float(s), 4), d.title, d.text) for d, s in zip(docs, scores)]
+        query = case.text[:MAX_CASE_QUERY_CHARS]
+        ranked = self.searcher.rank(query, CASES, self.params.internal_top_k)
+        if not ranked:
+            return []
+        vector = np.asarray(self.searcher.query_vector(CASES, query), dtype=np.float32)
+        rows = [row for row, _ in ranked]
+        cosines = [float(col.dense.reconstruct(row) @ vector) for row in rows]
+        docs = col.documents(rows)
+        return [CandidateCase(d.doc_id, round(c, 4), d.title, d.text) for d, c in zip(docs, cosines)]
 
     def external_evidence(self, analysis: ClinicalAnalysis, case: Case) -> tuple[list[Evidence], dict[str, Any]]:
         terms = list(analysis.search_terms) or [case.summary[:200]]
@@ -183,22 +179,31 @@ class CritiqueAgent:
         return {"verdict": "PASS" if not problems else "FAIL", "problems": problems}
 
     # -- one run ----------------------------------------------------------------------------------------
-    def run(self, case: Case) -> CritiqueResult:
+    def run(self, case: Case, on_step: StepCallback | None = None) -> CritiqueResult:
+        """Critique `case`; `on_step(name, payload)` is told as each step ends (the service's SSE)."""
+        emit = on_step or (lambda name, payload: None)
         timings: dict[str, float] = {}
         start = time.perf_counter()
         analysis = analyse_case(case, self.concepts)
         timings["analysis"] = (time.perf_counter() - start) * 1000
+        emit("analysis", analysis.to_dict())
         t = time.perf_counter()
         candidates = self.internal_candidates(case)
         above = [c for c in candidates if c.score >= self.params.internal_threshold]
         timings["internal_search"] = (time.perf_counter() - t) * 1000
+        emit("internal_search", {"candidates": [{"doc_id": c.doc_id, "title": c.title, "score": c.score}
+                                                for c in candidates],
+                                 "above_threshold": len(above), "threshold": self.params.internal_threshold})
         t = time.perf_counter()
         verdict: ValidationVerdict | None = None
         with ThreadPoolExecutor(max_workers=2) as pool:  # validation and the external search at once
             external_future = pool.submit(self.external_evidence, analysis, case)
             if above:
                 verdict = validate_cases(analysis, above, self.concepts)
+                emit("validation", verdict.to_dict())
             evidence, external_trace = external_future.result()
+        emit("external_search", {"articles": [{"ref": e.ref, "title": e.title} for e in evidence],
+                                 **{k: v for k, v in external_trace.items() if k in ("source", "query")}})
         timings["validation_and_external"] = (time.perf_counter() - t) * 1000
         if not above:
             mode, kept = "external_only", []
@@ -218,6 +223,7 @@ class CritiqueAgent:
         verification = self.verify(critique, sources)
         timings["critique"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - start) * 1000
+        emit("critique", {"retrieval_mode": mode, "verdict": verification["verdict"]})
         trace = {"steps": ["analysis", "internal_search", "quality_evaluation",
                            *(["validation"] if above else []), "external_search", "critique", "verification"],
                  "timings_ms": {k: round(v, 2) for k, v in timings.items()}, "external": external_trace,

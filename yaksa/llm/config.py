@@ -7,7 +7,8 @@ switches between them without touching params.yaml. `YAKSA_LLM_BASE_URL` unset m
     YAKSA_LLM_BASE_URL        OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1
     YAKSA_LLM_API_KEY         bearer key (never logged; local servers ignore it)
     YAKSA_LLM_MODEL           default model for every role
-    YAKSA_LLM_MODEL_<ROLE>    per-role override (ROUTER, GENERATOR, VERIFIER, CORRECTOR, JUDGE, REWRITER)
+    YAKSA_LLM_MODEL_<ROLE>    per-role override (ROUTER, GENERATOR, VERIFIER, CORRECTOR, JUDGE, REWRITER,
+                              ANALYST, VALIDATOR, CRITIC)
     YAKSA_LLM_TIMEOUT         seconds per request (default 20)
     YAKSA_LLM_MAX_RETRIES     retries after the first try on timeouts, 5xx and 429 (default 2)
     YAKSA_LLM_BACKOFF         first backoff in seconds, doubled per retry (default 0.5)
@@ -21,7 +22,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-ROLES: tuple[str, ...] = ("router", "generator", "verifier", "corrector", "judge", "rewriter")
+# the last three play the M&M case critique (yaksa.critique): clinical analysis, case validation, the critique
+ROLES: tuple[str, ...] = ("router", "generator", "verifier", "corrector", "judge", "rewriter",
+                          "analyst", "validator", "critic")
 ENV_PREFIX = "YAKSA_LLM_"
 
 

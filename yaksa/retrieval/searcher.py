@@ -260,6 +260,19 @@ class Searcher:
             timings_ms={n: round(v, 3) for n, v in timings.items()}, bm25_tokens=tokens, focus=focus,
         )
 
+    def rank(self, query: str, collection: str, k: int) -> list[tuple[int, float]]:
+        """(row, fused score) of the top `k` rows of one collection by its configured fusion.
+
+        Why beside `search`: the case critique needs rows (to read each candidate's own cosine and
+        judge it against its threshold), not hits; no routing, focus or reranking applies to case
+        narratives.
+        """
+        if collection not in self.loaded.bundle.collections:
+            raise ValueError(f"unknown collection {collection!r}")
+        tokens = self.loaded.tokenizer.tokenize(query)
+        fused = self._collection(collection, tokens, query, {}, {})
+        return [(row, score) for (_, row), score in fused[:k]]
+
     def _focused(self, name: str, query: str, focus: Focus, k: int, timings: dict[str, float],
                  qvecs: dict[str, Any]) -> tuple[list[tuple[Key, float]], Focus]:
         """The drugs collection ranked under the focus (`yaksa.retrieval.focused`)."""
