@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -79,6 +80,22 @@ def _mfds_subset(src: Path, dst: Path, n: int) -> None:
     dst.write_bytes((b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b"") + buf.getvalue().encode("utf-8"))
 
 
+MM_RECORDS = REPO / "data" / "raw" / "mm-cases" / "mm_cases.jsonl"
+TINY_LEFT_OUT_MM = ("2024-001", "2024-002")
+
+
+def _mm_records(dst: Path) -> None:
+    """The repository's M&M records but the two pulmonary embolism ones.
+
+    Why leave them out: the critique's fourth scenario is the PE patient whose internal hits are all
+    unrelated cases (the design's Crohn / H. pylori lesson); with the PE records present it would be a
+    plain hybrid run."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    lines = [line for line in MM_RECORDS.read_text("utf-8").splitlines()
+             if line.strip() and json.loads(line)["id"] not in TINY_LEFT_OUT_MM]
+    dst.write_text("\n".join(lines) + "\n", "utf-8")
+
+
 def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     """Write params.yaml and subset raw data under `root`; returns the params path."""
     raw = root / "data" / "raw"
@@ -90,6 +107,7 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     _head_lines(shared_or_skip("pubmedqa", "abstracts.jsonl"), raw / "pubmedqa" / "abstracts.jsonl", 20)
     _head_csv(shared_or_skip("mtsamples-first400", "mtsamples_first400.csv"),
               raw / "mtsamples-first400" / "mtsamples_first400.csv", 10, header=False)
+    _mm_records(raw / "mm-cases" / "mm_cases.jsonl")
     params = yaml.safe_load((REPO / "params.yaml").read_text("utf-8"))
     params["synthea"]["patients"] = 1
     params["index"]["keep_versions"] = 2

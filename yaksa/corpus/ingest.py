@@ -19,13 +19,14 @@ import pyarrow.parquet as pq
 
 from yaksa.atomicio import atomic_write
 from yaksa.config import Settings
-from yaksa.corpus import medquad, mfds_easy_drug, mfds_pill, mtsamples, pubmedqa, synthea
+from yaksa.corpus import case_records, medquad, mfds_easy_drug, mfds_pill, mtsamples, pubmedqa, synthea
 from yaksa.corpus.document import COLLECTIONS, Document
 from yaksa.corpus.rawio import LoadResult, SourceFormatError
 from yaksa.corpus.rejects import RejectLog
 
 # mfds_pill first: the drug adapter joins its appearance table.
-SOURCES: tuple[str, ...] = ("mfds_pill", "mfds_easy_drug", "medquad", "pubmedqa", "mtsamples", "synthea")
+SOURCES: tuple[str, ...] = ("mfds_pill", "mfds_easy_drug", "medquad", "pubmedqa", "case_records", "mtsamples",
+                           "synthea")
 DOCUMENT_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Document))
 DOCUMENT_SCHEMA = pa.schema([(name, pa.string()) for name in DOCUMENT_COLUMNS])
 REJECT_SCHEMA = pa.schema([("source", pa.string()), ("file", pa.string()), ("row", pa.int64()),
@@ -124,7 +125,8 @@ def _load_sources(settings: Settings, rejects: RejectLog, progress: bool,
             elif name == "mfds_easy_drug":
                 results[name] = mfds_easy_drug.load_with_stats(path, rejects, limit, pills=pills)
             else:
-                adapter = {"medquad": medquad, "pubmedqa": pubmedqa, "mtsamples": mtsamples, "synthea": synthea}[name]
+                adapter = {"medquad": medquad, "pubmedqa": pubmedqa, "case_records": case_records, "mtsamples": mtsamples,
+                           "synthea": synthea}[name]
                 large = {"progress": progress} if name in ("medquad", "synthea") else {}  # bars only where slow
                 results[name] = adapter.load_with_stats(path, rejects, limit, **large)
         except (SourceFormatError, OSError) as exc:

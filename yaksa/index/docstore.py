@@ -124,6 +124,11 @@ class DocStore:
         found = self._query(f"SELECT {', '.join(COLUMNS)} FROM {TABLE} WHERE doc_id = ?", [doc_id])
         return Document.from_row(dict(zip(COLUMNS, found[0]))) if found else None
 
+    def row_of(self, doc_id: str) -> int | None:
+        """The row of `doc_id` (for reading its vector), None when the store does not hold it."""
+        found = self._query(f"SELECT row_id FROM {TABLE} WHERE doc_id = ?", [doc_id])
+        return int(found[0][0]) if found else None
+
     def close(self) -> None:
         with self._lock:
             if self._con is not None:
