@@ -230,6 +230,74 @@ def eval_natural(
         typer.echo(f"\nbundle {result.version}\n" + markdown_table(result))
 
 
+@eval_app.command("critique")
+def eval_critique(
+    limit: Annotated[int, typer.Option(min=0, help="vignettes, in file order (0 = all 1,273)")] = 200,
+    data: Annotated[Path | None, typer.Option(help="MedQA test.jsonl (default: the shared medqa-usmle-test)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """The M&M critique on MedQA-USMLE vignettes whose management was a wrong option (README: Case critique)."""
+    from yaksa.critique.medqa import load_vignettes, run_benchmark
+    from yaksa.critique.runtime import build_critique_agent
+    from yaksa.pipeline.rawdata import default_shared_dir
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    path = data or default_shared_dir(s.paths.root) / "medqa-usmle-test" / "test.jsonl"
+    try:
+        items = load_vignettes(path, limit)
+        loaded = load_published(s.paths.indexes)
+        try:
+            report = run_benchmark(build_critique_agent(loaded, s), items, progress=typer.echo)
+        finally:
+            loaded.close()
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+        return
+    typer.echo(f"{report['n']} vignettes: evidence about the answer in the top {5}: "
+               f"{report['evidence_about_answer_top5']:.1%}; critique names the answer: "
+               f"{report['critique_names_answer']:.1%}; latency p50 {report['latency_ms']['p50']} ms")
+    for mode, m in report["modes"].items():
+        typer.echo(f"  {mode:32s} n={m['n']}")
+
+
+@eval_app.command("critique-threshold")
+def eval_critique_threshold(
+    background: Annotated[int, typer.Option(min=0, help="MedQA vignettes for the background rate (0 = none)")] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Calibrate critique.internal_threshold on the tuning half of the calibration cases; report both halves."""
+    from yaksa.critique.calibration import calibrate, load_calibration_cases
+    from yaksa.critique.medqa import as_case, load_vignettes
+    from yaksa.critique.runtime import build_critique_agent
+    from yaksa.pipeline.rawdata import default_shared_dir
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    medqa = default_shared_dir(s.paths.root) / "medqa-usmle-test" / "test.jsonl"
+    try:
+        extra = [as_case(v)[0] for v in load_vignettes(medqa, background)] if background and medqa.is_file() else []
+        loaded = load_published(s.paths.indexes)
+        try:
+            report = calibrate(build_critique_agent(loaded, s), load_calibration_cases(), extra)
+        finally:
+            loaded.close()
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+        return
+    typer.echo(f"threshold {report['threshold']} (embedder {report['embedder']}; params: "
+               f"critique.internal_threshold = {s.critique.internal_threshold})")
+    for half in ("tuning", "held_out", "background"):
+        if half in report:
+            typer.echo(f"  {half:10s} {report[half]}")
+
+
 @eval_app.command("scope")
 def eval_scope(
     limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
