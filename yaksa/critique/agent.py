@@ -14,6 +14,10 @@ same search over the bundle's `literature` (real PMIDs) and `health` collections
 the cosine of the case and the record in the `cases` collection's own embedding (the design's 0.7 was
 for its embedder; ours is `critique.internal_threshold` in params.yaml).
 
+With an LLM endpoint (`client_from_env`), the analyst, validator and critic roles
+(`yaksa.critique.llm_roles`) replace the offline steps; any LLM fault falls back to the offline step
+for that role alone, and the trace lists every call and fallback (the chat turn's `UsageLedger`).
+
 The offline critique is extractive and structured: every line cites an internal case `[case:<id>]` or
 an article/passage `[PMID:<id>]` / `[doc:<id>]`, and every line's numbers must occur in what it cites
 (the chat answers' dose rule, `yaksa.llm.safety.unsupported_doses`).
@@ -34,9 +38,13 @@ from yaksa.config import CritiqueParams
 from yaksa.critique.analysis import ClinicalAnalysis, ConceptIndex, analyse_case
 from yaksa.critique.case import Case
 from yaksa.critique.evidence import Claim, Evidence
+from yaksa.critique.llm_roles import llm_analysis, llm_critique, llm_validate
 from yaksa.critique.pubmed import PubMedClient, mm_query
 from yaksa.critique.validation import CandidateCase, ValidationVerdict, validate_cases
+from yaksa.llm.client import LLMClient
+from yaksa.llm.errors import LLMError
 from yaksa.llm.safety import unsupported_doses
+from yaksa.llm.usage import UsageLedger
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
 
@@ -49,6 +57,7 @@ PREVENTION = re.compile(r"prevent|prophyla|risk|diagnos|screen|early|delay|misse
 LESSON = re.compile(r"complicat|adverse|error|missed|delay|fail|readmi|died|death|management|treated|outcome",
                     re.IGNORECASE)
 MAX_CASE_QUERY_CHARS = 2000
+OFFLINE = "offline"
 
 StepCallback = Callable[[str, dict[str, Any]], None]
 
@@ -84,9 +93,37 @@ def _sentences(text: str) -> list[str]:
 
 class CritiqueAgent:
     def __init__(self, loaded: LoadedBundle, searcher: Searcher, params: CritiqueParams,
-                 concepts: ConceptIndex | None = None, pubmed: PubMedClient | None = None) -> None:
+                 concepts: ConceptIndex | None = None, pubmed: PubMedClient | None = None,
+                 llm: LLMClient | None = None) -> None:
         self.loaded, self.searcher, self.params = loaded, searcher, params
-        self.concepts, self.pubmed = concepts, pubmed
+        self.concepts, self.pubmed, self.llm = concepts, pubmed, llm
+
+    def _role(self, role: str, usage: UsageLedger, with_llm: Callable[[LLMClient], Any],
+              offline: Callable[[], Any]) -> Any:
+        """`with_llm(client)` when an endpoint is configured and answers usably, else `offline()`."""
+        error: str | None = None
+        if self.llm is not None:
+            try:
+                return with_llm(self.llm)
+            except LLMError as exc:
+                error = str(exc)
+        usage.mark_fallback(role, OFFLINE, error)
+        return offline()
+
+    # -- steps (LLM or offline) -------------------------------------------------------------------
+    def analyse(self, case: Case, usage: UsageLedger) -> ClinicalAnalysis:
+        offline = analyse_case(case, self.concepts)
+        return self._role("analyst", usage, lambda c: llm_analysis(c, case, offline, usage), lambda: offline)
+
+    def validate(self, analysis: ClinicalAnalysis, above: Sequence[CandidateCase],
+                 usage: UsageLedger) -> ValidationVerdict:
+        return self._role("validator", usage, lambda c: llm_validate(c, analysis, above, usage),
+                          lambda: validate_cases(analysis, above, self.concepts))
+
+    def critique(self, case: Case, analysis: ClinicalAnalysis, kept: Sequence[CandidateCase],
+                 evidence: Sequence[Evidence], usage: UsageLedger) -> dict[str, list[Claim]]:
+        return self._role("critic", usage, lambda c: llm_critique(c, case, analysis, kept, evidence, usage),
+                          lambda: self.write_critique(case, analysis, kept, evidence))
 
     # -- steps --------------------------------------------------------------------------------------
     def internal_candidates(self, case: Case) -> list[CandidateCase]:
@@ -182,9 +219,10 @@ class CritiqueAgent:
     def run(self, case: Case, on_step: StepCallback | None = None) -> CritiqueResult:
         """Critique `case`; `on_step(name, payload)` is told as each step ends (the service's SSE)."""
         emit = on_step or (lambda name, payload: None)
+        usage = UsageLedger()
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        analysis = analyse_case(case, self.concepts)
+        analysis = self.analyse(case, usage)
         timings["analysis"] = (time.perf_counter() - start) * 1000
         emit("analysis", analysis.to_dict())
         t = time.perf_counter()
@@ -199,7 +237,7 @@ class CritiqueAgent:
         with ThreadPoolExecutor(max_workers=2) as pool:  # validation and the external search at once
             external_future = pool.submit(self.external_evidence, analysis, case)
             if above:
-                verdict = validate_cases(analysis, above, self.concepts)
+                verdict = self.validate(analysis, above, usage)
                 emit("validation", verdict.to_dict())
             evidence, external_trace = external_future.result()
         emit("external_search", {"articles": [{"ref": e.ref, "title": e.title} for e in evidence],
@@ -218,7 +256,7 @@ class CritiqueAgent:
                      "reason": per_case.get(c.doc_id, {}).get("reason", "below the similarity threshold")}
                     for c in candidates]
         t = time.perf_counter()
-        critique = self.write_critique(case, analysis, kept, evidence)
+        critique = self.critique(case, analysis, kept, evidence, usage)
         sources = {e.ref: f"{e.title} {e.text}" for e in evidence} | {f"case:{c.doc_id}": c.text for c in kept}
         verification = self.verify(critique, sources)
         timings["critique"] = (time.perf_counter() - t) * 1000
@@ -227,5 +265,6 @@ class CritiqueAgent:
         trace = {"steps": ["analysis", "internal_search", "quality_evaluation",
                            *(["validation"] if above else []), "external_search", "critique", "verification"],
                  "timings_ms": {k: round(v, 2) for k, v in timings.items()}, "external": external_trace,
-                 "threshold": self.params.internal_threshold, "llm_calls": 0}
+                 "threshold": self.params.internal_threshold, "llm": usage.to_json(),
+                 "llm_calls": usage.totals()["calls"]}
         return CritiqueResult(mode, analysis, internal, verdict, evidence, critique, verification, trace)

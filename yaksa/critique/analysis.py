@@ -223,7 +223,8 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[left + 1:min(rights) if rights else len(text)]
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """A diagnosis name's comparison key (case and punctuation folded), shared with the LLM merge."""
     return " ".join(_TOKEN.findall(name.casefold()))
 
 
@@ -428,7 +429,7 @@ def _diagnosis_id(item: str, rules: Rules, index: ConceptIndex | None, pids: Map
         hits = index.find(item).diagnoses
         if hits:
             return hits[0].concept_id
-    return f"text:{_key(item)}"
+    return f"text:{name_key(item)}"
 
 
 def _considered(pattern: RiskPattern, case: CaseLike, stated: Iterable[str]) -> bool:

@@ -46,7 +46,10 @@ def cited_numbers(text: str) -> list[int]:
 
 
 def _normalise(text: str) -> str:
-    text = re.sub(r"\s+", "", text.lower())
+    """Lower case, no whitespace, unit aliases folded; digits that whitespace kept apart stay apart
+    ("SpO2 88%" must not read as "288%", which would hide "88%")."""
+    text = re.sub(r"(?<=\d)\s+(?=\d)", "|", text.lower())
+    text = re.sub(r"\s+", "", text)
     for src, dst in _UNIT_ALIASES:
         text = text.replace(src, dst)
     return text
