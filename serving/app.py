@@ -13,7 +13,7 @@ with a generic body whose traceback goes to the log.
     GET  /  /static/*            the chat page
     GET  /healthz /readyz        liveness, readiness
     GET  /schema/openapi.json    OpenAPI (no Swagger/Redoc pages: they load JS from CDNs)
-    /v1/* (API key)              chat, search, profile/{user_id}, indexes
+    /v1/* (API key)              chat, critique (M&M case review), search, profile/{user_id}, indexes
     /v1/admin/* (admin key)      reload
 """
 
@@ -103,7 +103,8 @@ def create_app(
     holder = RuntimeHolder(settings, runner_factory or default_runner_factory)
     v1 = Router(
         "/v1",
-        route_handlers=[routes.chat, routes.search, routes.get_profile, routes.forget_profile, routes.indexes],
+        route_handlers=[routes.chat, routes.critique, routes.search, routes.get_profile, routes.forget_profile,
+                        routes.indexes],
         guards=[api_key_guard],
     )
     admin = Router("/v1/admin", route_handlers=[routes.reload_bundle], guards=[admin_guard])

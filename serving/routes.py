@@ -18,6 +18,7 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
 from serving.auth import ADMIN_MAY_CALL, authorize_profile, require_user
+from serving.critique import ERROR, RESULT, CritiqueRequest, read_case, start_critique
 from serving.runtime import RuntimeHolder
 from serving.turns import Event, TurnRequest, start_turn
 from serving.validation import (
@@ -90,6 +91,9 @@ def search(
         return {**result, "version": runtime.version}
 
 
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
 def _sse(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEventMessage]:
     async def messages() -> AsyncIterator[ServerSentEventMessage]:
         async for name, payload in events:
@@ -132,8 +136,30 @@ async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> R
     require_user(request, turn.user_id)
     events = start_turn(_holder(state), turn)
     if data.stream:
-        return ServerSentEvent(_sse(events), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return ServerSentEvent(_sse(events), headers=SSE_HEADERS)
     return await _collect(events)
+
+
+async def _collect_critique(events: AsyncIterator[Event]) -> Response:
+    """The non-streaming critique: the `result` event's JSON (or the `error` as its status)."""
+    body: dict[str, Any] = {}
+    async for name, payload in events:
+        if name == ERROR:
+            return _error(payload["status_code"], payload["detail"])
+        if name == RESULT:
+            body = payload
+    return Response(body)
+
+
+@post("/critique", status_code=200)
+async def critique(state: State, data: JSONBody[CritiqueRequest]) -> Response:
+    """M&M critique of a clinical case (tied to no user; writes no memory): SSE events (step*, result,
+    done | error), or with `stream=false` one JSON object (the result with the bundle `version`).
+    A case that cannot be read is a 400 naming the part and the problem."""
+    events = start_critique(_holder(state), read_case(data.case))
+    if data.stream:
+        return ServerSentEvent(_sse(events), headers=SSE_HEADERS)
+    return await _collect_critique(events)
 
 
 @get("/profile/{user_id:str}", sync_to_thread=True)

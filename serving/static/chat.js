@@ -1,4 +1,5 @@
 // The chat page: POST /v1/chat and read its SSE stream with fetch (EventSource cannot POST).
+// The case-review mode (M&M) does the same with POST /v1/critique.
 // Everything the server sends is inserted with textContent, never as HTML.
 "use strict";
 
@@ -201,11 +202,176 @@ async function ask(question) {
   }
 }
 
+// ---- case review (M&M): POST /v1/critique ------------------------------------------------------
+const CASE_PARTS = ["summary", "timeline", "findings", "diagnoses", "management", "outcome"];
+const STEP_LABELS = {
+  analysis: "임상 분석", internal_search: "내부 증례 검색", validation: "내부 증례 검증",
+  external_search: "외부 문헌 검색", critique: "검토 의견 작성",
+};
+const RETRIEVAL_MODES = {
+  external_only: "외부 문헌만 — 유사도 임계값을 넘은 내부 증례가 없음",
+  hybrid: "하이브리드 — 검증된 내부 증례 + 외부 문헌",
+  external_only_after_validation: "외부 문헌만 — 내부 증례 후보가 검증에서 모두 제외됨",
+};
+const SECTIONS = {
+  diagnostic_errors: "진단 오류", treatment_errors: "치료 오류", what_went_well: "잘된 점", prevention: "예방",
+};
+const PMID = /^PMID:(\d+)$/;
+
+function selectMode(mode) {
+  const review = mode === "review";
+  $("mode-chat").setAttribute("aria-selected", String(!review));
+  $("mode-review").setAttribute("aria-selected", String(review));
+  $("chat-mode").hidden = review;
+  $("chat-footer").hidden = review;
+  $("review-mode").hidden = !review;
+  history.replaceState(null, "", review ? "#review" : location.pathname + location.search);
+}
+
+// A citation: PMID:N links to PubMed, anything else (case:…, doc:…) is shown as text.
+function refNode(ref) {
+  const m = PMID.exec(ref);
+  if (m) {
+    return el("a", { class: "ref", href: `https://pubmed.ncbi.nlm.nih.gov/${m[1]}/`, target: "_blank",
+      rel: "noopener noreferrer" }, ref);
+  }
+  return el("span", { class: "ref" }, ref);
+}
+
+function stepSummary(name, data) {
+  if (name === "analysis") {
+    const consider = data.should_consider || [];
+    return consider.length ? "고려했어야 할 진단: " + consider.join(", ")
+      : `진단 ${(data.diagnoses || []).length}개, 고위험 패턴 ${(data.risk_patterns || []).length}개`;
+  }
+  if (name === "internal_search") {
+    return `후보 ${(data.candidates || []).length}건, 임계값 ${data.threshold} 이상 ${data.above_threshold}건`;
+  }
+  if (name === "validation") return `${data.passed ? "통과" : "불통과"}, 사용 ${(data.kept || []).length}건`;
+  if (name === "external_search") return `문헌 ${(data.articles || []).length}건 (${data.source || ""})`;
+  if (name === "critique") return `${data.retrieval_mode}, 검증 ${data.verdict}`;
+  return "";
+}
+
+function showStep(name, data) {
+  const li = el("li", { "data-step": name }, `${STEP_LABELS[name] || name}: ${stepSummary(name, data)}`);
+  $("review-running").before(li);
+}
+
+function makeTable(headers, rows) {
+  const t = el("table");
+  const head = el("tr");
+  for (const h of headers) head.append(el("th", {}, h));
+  t.append(head);
+  for (const cells of rows) {
+    const tr = el("tr");
+    for (const c of cells) {
+      const td = el("td");
+      if (c instanceof Node) td.append(c); else td.textContent = String(c);
+      tr.append(td);
+    }
+    t.append(tr);
+  }
+  return t;
+}
+
+function showCritique(result, done) {
+  const out = $("review-result");
+  out.replaceChildren();
+  const mode = el("p");
+  mode.append(el("span", { class: "mode", "data-mode": result.retrieval_mode }, result.retrieval_mode), " ",
+    document.createTextNode(RETRIEVAL_MODES[result.retrieval_mode] || ""));
+  out.append(el("h3", {}, "검색 모드"), mode);
+
+  out.append(el("h3", {}, "내부 증례"));
+  const internal = result.internal || [];
+  if (!internal.length) out.append(el("p", { class: "muted" }, "내부 증례 후보가 없습니다."));
+  else {
+    out.append(makeTable(["증례", "유사도", "사용", "사유"], internal.map((c) => [
+      `${c.title || ""} (${c.doc_id})`, Number(c.score).toFixed(3),
+      el("span", { class: c.kept ? "kept" : "dropped" }, c.kept ? "사용" : "제외"), c.reason || "",
+    ])));
+  }
+
+  out.append(el("h3", {}, "외부 문헌"));
+  const external = result.external || [];
+  if (!external.length) out.append(el("p", { class: "muted" }, "찾은 문헌이 없습니다."));
+  const list = el("ul", { id: "review-external" });
+  for (const e of external) {
+    const li = el("li");
+    li.append(refNode(e.ref), document.createTextNode(" " + (e.title || "")),
+      el("span", { class: "muted" }, ` · ${e.source}`));
+    list.append(li);
+  }
+  if (external.length) out.append(list);
+
+  for (const [key, label] of Object.entries(SECTIONS)) {
+    const claims = (result.critique || {})[key] || [];
+    out.append(el("h3", {}, label));
+    if (!claims.length) { out.append(el("p", { class: "muted" }, "해당 없음")); continue; }
+    const ul = el("ul", { class: "claims", "data-section": key });
+    for (const c of claims) {
+      const li = el("li", {}, c.text);
+      for (const r of c.refs || []) li.append(refNode(r));
+      ul.append(li);
+    }
+    out.append(ul);
+  }
+  const v = result.verification || {};
+  out.append(el("h3", {}, "인용 검증"), el("p", {}, `${v.verdict || ""} ${(v.problems || []).join("; ")}`.trim()));
+  if (done) {
+    out.append(el("p", { class: "muted" }, `bundle ${done.version} · ${done.elapsed_ms} ms`));
+    $("bundle").textContent = "bundle " + done.version;
+  }
+}
+
+async function review() {
+  const kase = {};
+  for (const part of CASE_PARTS) {
+    const value = $("case-" + part).value.trim();
+    if (value) kase[part] = value;
+  }
+  if (!kase.summary || $("case-submit").disabled) return;
+  $("case-submit").disabled = true;
+  $("review-steps").replaceChildren(el("li", { id: "review-running", class: "running" }, "검토 진행 중"));
+  const out = $("review-result");
+  out.replaceChildren(el("p", { class: "muted" }, "검토 중…"));
+  let result = null;
+  try {
+    const response = await fetch("/v1/critique", {
+      method: "POST", headers: headers(), body: JSON.stringify({ case: kase, stream: true }),
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      throw new Error(`${response.status}: ${body.detail || response.statusText}`);
+    }
+    for await (const [name, data] of sseEvents(response)) {
+      if (name === "step") showStep(data.name, data);
+      else if (name === "result") { result = data; showCritique(result, null); }
+      else if (name === "done") { if (result) showCritique(result, data); }
+      else if (name === "error") throw new Error(data.detail);
+    }
+    if (!result) throw new Error("the stream ended without a result");
+  } catch (err) {
+    out.replaceChildren(el("p", { class: "review-error" }, "오류: " + err.message));
+  } finally {
+    $("review-running").remove();
+    $("case-submit").disabled = false;
+  }
+}
+
 function init() {
   $("user-id").textContent = userId();
   $("api-key").value = localStorage.getItem("yaksa.apiKey") || "";
   $("api-key").addEventListener("change", (e) => localStorage.setItem("yaksa.apiKey", e.target.value.trim()));
   for (const t of ["sources", "web", "trace"]) $("tab-" + t).addEventListener("click", () => selectTab(t));
+  $("mode-chat").addEventListener("click", () => selectMode("chat"));
+  $("mode-review").addEventListener("click", () => selectMode("review"));
+  if (location.hash === "#review") selectMode("review");
+  $("case-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    review();
+  });
   $("ask").addEventListener("submit", (e) => {
     e.preventDefault();
     const q = $("question").value.trim();
