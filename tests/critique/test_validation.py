@@ -6,6 +6,7 @@ import pytest
 
 from tests.critique.test_analysis import POST_OP_PE, TOY_CONCEPTS
 from yaksa.critique.analysis import analyse_case
+from yaksa.critique.case import Case
 from yaksa.critique.validation import (
     PASS_CONFIDENCE,
     CandidateCase,
@@ -137,3 +138,22 @@ def test_misleading_flags() -> None:
               "prophylaxis. Six weeks later the patient developed hydrophobia and agitation and died.")
     assert misleading_flags(rabies) == []
     assert misleading_flags("PE case.") == ["too little text to judge (< 20 words)"]
+
+
+def test_actionable_content_reads_revisions_drug_harm_and_returns() -> None:
+    lessons, _ = actionable_content("Initial: viral gastroenteritis. Final: perforated appendicitis with abscess. "
+                                    "He returned 36 hours later.")
+    assert lessons == ["complications", "missed or delayed diagnosis", "readmission"]
+    assert actionable_content("Severe drug-induced hyperkalaemia.")[0] == ["adverse events"]
+
+
+def test_a_diagnosis_named_only_as_the_alternative_is_not_shared() -> None:
+    """The Crohn record's lesson says "rather than acute appendicitis": that is not an appendicitis case."""
+    patient = analyse_case(Case(summary="Migratory right lower quadrant pain, fever.",
+                                diagnoses="acute appendicitis"))
+    crohn = CandidateCase("mm:crohn", 0.7, "Crohn ileitis",
+                          "22-year-old man with weeks of right lower quadrant pain, diarrhoea and weight loss; "
+                          "colonoscopy showed Crohn disease, treated with budesonide and followed up. Chronic pain "
+                          "with weight loss points to inflammatory bowel disease rather than acute appendicitis.")
+    verdict = validate_cases(patient, [crohn])
+    assert not verdict.kept and "no shared diagnosis" in verdict.per_case[0]["reason"]

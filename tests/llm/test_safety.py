@@ -25,6 +25,7 @@ def test_unsupported_doses_respect_number_boundaries_and_spelling() -> None:
     assert unsupported_doses("1000mg을 드세요", LABEL) == ["1000mg"]
     assert unsupported_doses("5mg", LABEL) == ["5mg"]          # not "found" inside 2.5mg
     assert unsupported_doses("하루 6회", LABEL) == ["6회"]
+    assert unsupported_doses("SpO2 88%", "SpO2 88% on room air") == []  # not read as "288%"
 
 
 def test_safety_line_and_citations() -> None:

@@ -43,7 +43,7 @@ _PARTICLES = frozenset({"이", "가", "은", "는", "을", "를", "과", "와", 
 # negation right after the match ("흉통은 없었다"). The clause ends at sentence punctuation or a contrast.
 _NEG_WINDOW = 60
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|\b(?:but|however|although|though|presented with|now)\b", re.IGNORECASE)
-_NEG_BEFORE = re.compile(r"\b(?:no|not|denie[sd]|denying|without|negative for|absence of|free of|ruled out|never)\b", re.IGNORECASE)
+_NEG_BEFORE = re.compile(r"\b(?:no|not|denie[sd]|denying|without|negative for|absence of|free of|ruled out|never|rather than|instead of)\b", re.IGNORECASE)
 _NEG_AFTER_KO = re.compile(r"^[^.\n]{0,6}?(?:없|아니|음성|부인)")
 # A mention of the diagnosis counts as "considered" when the clause shows a work-up, unless it says
 # the diagnosis was missed.

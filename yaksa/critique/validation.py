@@ -43,13 +43,18 @@ LESSON_WEIGHT, CONTEXT_WEIGHT = 0.35, 0.2
 # Actionable content. Lessons (what went wrong or could) are negation-checked: "no complications" is
 # not a complication. Management/outcome categories only show the case follows the patient through.
 _LESSONS: dict[str, tuple[str, ...]] = {
-    "complications": (r"\bcomplicat\w*", r"합병증"),
-    "adverse events": (r"\badverse (?:events?|reactions?|drug reactions?|effects?)\b|\bside[- ]effects?\b", r"부작용|이상반응"),
+    "complications": (r"\bcomplicat\w*|\bperforat\w*|\babscess\w*|\bperitonitis\b", r"합병증|천공"),
+    "adverse events": (r"\badverse (?:events?|reactions?|drug reactions?|effects?)\b|\bside[- ]effects?\b",
+                       r"\b(?:drug|medication)-(?:induced|related)\b|\biatrogenic\b|\btoxicity\b|\boverdose\b",
+                       r"부작용|이상반응"),
     "errors": (r"\b(?:medication |diagnostic |prescribing )?errors?\b|\bmistakes?\b|\bnear[- ]miss\w*", r"오류|실수"),
     "missed or delayed diagnosis": (r"\bmissed\b|\bdelay(?:s|ed)?\b|\boverlooked\b|\bmisdiagnos\w*",
-                                    r"\bnot (?:been )?(?:considered|suspected|recogni[sz]ed)\b", r"오진|진단[^.]{0,4}지연"),
+                                    r"\bnot (?:been )?(?:considered|suspected|recogni[sz]ed)\b",
+                                    r"\bfinal(?: diagnosis)?\s*:",  # "Initial: X. Final: Y." — a revised diagnosis
+                                    r"오진|진단[^.]{0,4}지연"),
     "failed treatment or process": (r"\bfailed\b|\bfailure to\b|\bunsuccessful\b", r"실패"),
-    "readmission": (r"\breadmi\w*|\bre-?presented\b|\breturned to the (?:ED|emergency)", r"재입원|재내원"),
+    "readmission": (r"\breadmi\w*|\bre-?presented\b|\breturned to the (?:ED|emergency)|\breturned \d+ (?:hours|days) later",
+                    r"재입원|재내원"),
     "death": (r"\b(?:died|death|deceased|fatal\w*|mortality|autopsy|post-?mortem|cardiac arrest)\b", r"사망"),
 }
 _CONTEXT: dict[str, tuple[str, ...]] = {
