@@ -262,6 +262,9 @@ def eval_critique(
                f"{report['critique_names_answer']:.1%}; latency p50 {report['latency_ms']['p50']} ms")
     for mode, m in report["modes"].items():
         typer.echo(f"  {mode:32s} n={m['n']}")
+    for half, h in report["halves"].items():
+        typer.echo(f"  {half:32s} n={h['n']} evidence {h['evidence_about_answer_top5'] or 0:.1%}, "
+                   f"names the answer {h['critique_names_answer'] or 0:.1%}")
 
 
 @eval_app.command("critique-threshold")

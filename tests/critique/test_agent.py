@@ -76,3 +76,12 @@ def test_cli_prints_one_json_object(tiny_project: Path, tmp_path: Path) -> None:
     bad.write_text('{"summary": ""}', "utf-8")
     out = CliRunner().invoke(app, ["critique", str(bad), "--params", str(tiny_project / "params.yaml")])
     assert out.exit_code == 1 and "summary is required" in out.output
+
+
+def test_evidence_sentences_never_start_inside_a_decimal() -> None:
+    """A sentence cut at "0." would quote "9% sodium chloride", a number its source does not contain."""
+    from yaksa.critique.agent import _sentences
+
+    text = "Rats received 0.9% sodium chloride four times daily for ten days. Mean age was 26.5 years in all groups."
+    assert _sentences(text) == ["Rats received 0.9% sodium chloride four times daily for ten days.",
+                                "Mean age was 26.5 years in all groups."]

@@ -16,7 +16,7 @@ from pathlib import Path
 from yaksa.corpus.document import Document, normalize_text
 from yaksa.corpus.rawio import LoadResult, iter_jsonl, list_files, one_line
 from yaksa.corpus.rejects import RejectLog
-from yaksa.critique.case import PARTS, CaseError, parse_case
+from yaksa.critique.case import LESSONS_MARK, PARTS, CaseError, parse_case
 
 SOURCE = "case_records"
 EXTRA_FIELDS = ("id", "title", "specialty", "lessons")
@@ -39,7 +39,7 @@ def record_document(rec: dict) -> Document:
         case = parse_case({k: v for k, v in rec.items() if k in PARTS})
     except CaseError as exc:
         raise ValueError(f"record {record_id}: {exc}") from None
-    text = case.text + (f"\nLessons: {lessons.strip()}" if lessons.strip() else "")
+    text = case.text + (f"\n{LESSONS_MARK} {lessons.strip()}" if lessons.strip() else "")
     specialty = one_line(rec.get("specialty"))
     return Document(doc_id=f"mm:{record_id}", collection="cases", source=SOURCE, title=title,
                     section=specialty, text=normalize_text(text), lang="en",

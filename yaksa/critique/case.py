@@ -18,6 +18,8 @@ from typing import Any
 PARTS = ("summary", "timeline", "findings", "diagnoses", "management", "outcome")
 MAX_CASE_CHARS = 20_000
 
+LESSONS_MARK = "Lessons:"  # an M&M record's lessons follow its case text after this mark
+
 
 class CaseError(ValueError):
     """The case cannot be read (the message says which part and why)."""

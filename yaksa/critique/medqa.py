@@ -7,7 +7,9 @@ critique (1) retrieved evidence about the correct answer among its top-5 externa
 the correct answer anywhere in its sections. Counts per retrieval mode and latency come with it.
 
 The wrong option is chosen deterministically (the first option letter that is not the answer), so two
-runs over the same bundle present the same cases. "About the answer" is lexical: the answer phrase, or
+runs over the same bundle present the same cases. Items split into a tuning and a held-out half by
+`is_held_out("medqa:<qid>")` (the split of the chat dev sets); choices such as the offline literature
+query were made on the tuning half, and both halves are reported. "About the answer" is lexical: the answer phrase, or
 at least `MIN_WORD_SHARE` of its content words, occur in one evidence item (or in the critique text).
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 
 from yaksa.critique.agent import MODES, CritiqueAgent, CritiqueResult
 from yaksa.critique.case import Case
+from yaksa.scope.exemplars import is_held_out
 
 MIN_WORD_SHARE = 0.6
 EVIDENCE_TOP = 5
@@ -114,6 +117,12 @@ def run_benchmark(agent: CritiqueAgent, items: list[Vignette],
         "critique_names_answer": _share([r["named"] for r in rows]),
         "critique_names_wrong_option": _share([r["named_wrong"] for r in rows]),
         "verification_pass": _share([r["verified"] for r in rows]),
+        "halves": {half: {"n": sum(r["held_out"] == (half == "held_out") for r in rows),
+                          "evidence_about_answer_top5": _share([r["evidence"] for r in rows
+                                                                if r["held_out"] == (half == "held_out")]),
+                          "critique_names_answer": _share([r["named"] for r in rows
+                                                           if r["held_out"] == (half == "held_out")])}
+                   for half in ("tuning", "held_out")},
         "modes": per_mode,
         "latency_ms": {"p50": round(statistics.median(latencies), 1) if latencies else None,
                        "p95": round(_quantile(latencies, 0.95), 1) if latencies else None},
@@ -129,7 +138,7 @@ def _rows(agent: CritiqueAgent, items: list[Vignette], progress: Callable[[str],
         ms = (time.perf_counter() - start) * 1000
         evidence = result.external[:EVIDENCE_TOP]
         text = critique_text(result)
-        yield {"qid": item.qid, "mode": result.retrieval_mode, "ms": round(ms, 1), "answer": item.answer,
+        yield {"qid": item.qid, "held_out": is_held_out(f"medqa:{item.qid}"), "mode": result.retrieval_mode, "ms": round(ms, 1), "answer": item.answer,
                "wrong": wrong, "evidence": any(mentions(item.answer, f"{e.title} {e.text}") for e in evidence),
                "named": mentions(item.answer, text), "named_wrong": mentions(wrong, text),
                "verified": result.verification["verdict"] == "PASS"}
