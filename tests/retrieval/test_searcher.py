@@ -104,3 +104,29 @@ def test_intent_prior_demotes_sections_that_do_not_answer(loaded: LoadedBundle, 
     assert storage and all(prior[d] == pytest.approx(plain[d]) for d in storage)
     usage = [d for d in plain if d.endswith(":precautions") and d in prior]  # not asked: demoted
     assert all(prior[d] == pytest.approx(plain[d] * 0.64) for d in usage)
+
+
+class _LongestFirst:
+    """A reranker that prefers longer passages: deterministic, and unlike the fused order."""
+
+    name = "longest"
+
+    def identity(self) -> dict[str, str]:
+        return {"kind": self.name}
+
+    def rerank(self, query: str, passages, top_k=None, scores=None) -> list[tuple[int, float]]:
+        order = sorted(range(len(passages)), key=lambda i: (-len(passages[i]), i))
+        return [(i, float(len(passages[i]))) for i in order[:top_k]]
+
+
+def test_rank_reorders_case_rows_by_the_configured_reranker(loaded: LoadedBundle, params) -> None:
+    query = "post-operative sepsis with hypotension and delayed blood cultures"
+    fused = Searcher(loaded, params).rank(query, "cases", 3)
+    reranked = Searcher(loaded, replace(params, rerank_candidates=10), reranker=_LongestFirst()).rank(query, "cases", 3)
+    pool = [row for row, _ in Searcher(loaded, params).rank(query, "cases", 10)]
+    lengths = dict(zip(pool, (len(d.title) + 1 + len(d.text) for d in loaded.bundle.collections["cases"].documents(pool))))
+    assert [row for row, _ in reranked] == sorted(pool, key=lambda r: (-lengths[r], pool.index(r)))[:3]
+    assert [s for _, s in reranked] == [float(lengths[r]) for r, _ in reranked]
+    assert [row for row, _ in fused] == pool[:3]
+    with pytest.raises(ValueError, match="unknown collection"):
+        Searcher(loaded, params).rank(query, "nope", 3)

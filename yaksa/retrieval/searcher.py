@@ -264,14 +264,20 @@ class Searcher:
         """(row, fused score) of the top `k` rows of one collection by its configured fusion.
 
         Why beside `search`: the case critique needs rows (to read each candidate's own cosine and
-        judge it against its threshold), not hits; no routing, focus or reranking applies to case
-        narratives.
+        judge it against its threshold), not hits; no routing or focus applies to case narratives.
+        Where a reranker is configured, the top `rerank_candidates` are reordered by it (the score is
+        then the reranker's).
         """
         if collection not in self.loaded.bundle.collections:
             raise ValueError(f"unknown collection {collection!r}")
         tokens = self.loaded.tokenizer.tokenize(query)
         fused = self._collection(collection, tokens, query, {}, {})
-        return [(row, score) for (_, row), score in fused[:k]]
+        if self.reranker.name == "none":
+            return [(row, score) for (_, row), score in fused[:k]]
+        pool = fused[: self.params.rerank_candidates]
+        docs = self._fetch([key for key, _ in pool])
+        passages = [f"{docs[key].title}\n{docs[key].text}" for key, _ in pool]
+        return [(pool[i][0][1], score) for i, score in self.reranker.rerank(query, passages, k)]
 
     def _focused(self, name: str, query: str, focus: Focus, k: int, timings: dict[str, float],
                  qvecs: dict[str, Any]) -> tuple[list[tuple[Key, float]], Focus]:
