@@ -31,19 +31,18 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy.stats import bootstrap, wilcoxon
+from scipy.stats import wilcoxon
+
+from yaksa.evaluation.paired import DEFAULT_RESAMPLES, bootstrap_ci, holm
 
 Scores = Mapping[str, Mapping[str, float]]  # item_id -> metric name -> value (NaN = n/a or failed)
 MetricKind = Literal["deterministic", "llm"]
 Status = Literal["pass", "fail", "insufficient"]
 
-DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20261123
 DEFAULT_ALPHA = 0.05
 LLM_MARGIN = -0.03  # an LLM-judged metric fails only when its whole CI lies below this change
-CONFIDENCE_LEVEL = 0.95
 MIN_PAIRED = 2
-BOOTSTRAP_BATCH = 2_000  # resamples held in memory at once: bounds memory for large suites
 DIFF_DECIMALS = 12  # differences are rounded so float noise (0.7-0.6 vs 0.8-0.7) does not break ties
 
 
@@ -168,40 +167,6 @@ def _rng_seed(seed: int, metric: str) -> list[int]:
     return [seed, zlib.crc32(metric.encode("utf-8"))]
 
 
-def bootstrap_ci(diffs: np.ndarray, *, resamples: int, seed: Sequence[int] | int) -> tuple[float, float]:
-    """95% CI of the mean of paired differences: BCa, falling back to percentile when BCa fails.
-
-    All-equal differences (including all zero) are degenerate: every resample has the same mean, so the
-    interval is [d, d].
-    """
-    d = np.asarray(diffs, dtype=float)
-    if d.size == 0:
-        return math.nan, math.nan
-    if np.ptp(d) == 0:
-        return float(d[0]), float(d[0])
-    for method in ("BCa", "percentile"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                result = bootstrap(
-                    (d,),
-                    np.mean,
-                    n_resamples=resamples,
-                    batch=BOOTSTRAP_BATCH,
-                    vectorized=True,
-                    confidence_level=CONFIDENCE_LEVEL,
-                    method=method,
-                    rng=np.random.default_rng(seed),
-                )
-            except (ValueError, FloatingPointError, ZeroDivisionError):
-                continue
-        low, high = (float(x) for x in result.confidence_interval)
-        if math.isfinite(low) and math.isfinite(high):
-            return low, high
-    mean = float(d.mean())
-    return mean, mean
-
-
 def wilcoxon_decrease_p(diffs: np.ndarray) -> float:
     """One-sided paired Wilcoxon signed-rank p-value for "current is worse" (zeros kept, Pratt)."""
     d = np.asarray(diffs, dtype=float)
@@ -214,23 +179,6 @@ def wilcoxon_decrease_p(diffs: np.ndarray) -> float:
         except ValueError:
             return 1.0
     return p if math.isfinite(p) else 1.0
-
-
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values, in input order.
-
-    Implemented here because statsmodels (`multipletests(method="holm")`) is not a dependency; the two
-    agree: sort ascending, multiply the k-th smallest by (m - k), take the running maximum, cap at 1.
-    """
-    p = np.asarray(pvalues, dtype=float)
-    m = p.size
-    if m == 0:
-        return []
-    order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(stepped, 1.0)
-    return adjusted.tolist()
 
 
 def _decide(
