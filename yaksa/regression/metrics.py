@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from yaksa.evaluation.answer_checks import answer_checks
 from yaksa.evaluation.natural_ko import Hit, score_question
 from yaksa.llm.evidence import Citation
-from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupported_doses
 
 LOWER_IS_BETTER = frozenset({"latency_ms", "llm_calls"})
 INFORMATIONAL = frozenset({"llm_calls"})  # reported, never gated
@@ -112,16 +112,7 @@ def score_item(item: Any, outcome: ItemOutcome, k: int) -> dict[str, float]:
         return row
     answer, cited = outcome.answer, outcome.citations
     if outcome.trace.get("intent") not in ACKNOWLEDGED:  # an answer, not "기억해 둘게요" or a greeting
-        numbers = [int(n) for n in CITATION.findall(answer)]
-        if cited or numbers:
-            valid = {c.n for c in cited}
-            row["citation_validity"] = float(bool(numbers) and all(n in valid for n in numbers)
-                                             and len(outcome.contexts) >= max(numbers, default=0))
-        doses = list(dict.fromkeys(dose_mentions(answer)))
-        if doses:
-            sources = "\n".join(f"{c.title} {c.section} {c.text}" for c in cited)
-            row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
-        row["safety_sentence"] = float(has_safety_line(answer))
+        row.update(answer_checks(answer, cited, len(outcome.contexts)))
     if item.gold_kind:
         retrieved = list(dict.fromkeys(_citation_id(c, item.gold_kind) for c in cited))
         row.update(

@@ -1,0 +1,32 @@
+"""Deterministic checks of one answer against what it cites: citation validity, number grounding and
+the safety sentence.
+
+Why shared: the nightly regression (`yaksa.regression.metrics`) and the multi-turn dialogue study
+(`yaksa.evaluation.dialogues`) must score an answer the same way, or their figures could not be read
+side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from yaksa.llm.evidence import Citation
+from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupported_doses
+
+
+def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int) -> dict[str, float]:
+    """citation_validity (every [문서 N] is a citation the prompt carried; only when anything is cited),
+    number_grounding (share of dose mentions found in the cited text; only when there are any) and
+    safety_sentence (the answer sends the reader to a pharmacist or doctor)."""
+    row: dict[str, float] = {}
+    numbers = [int(n) for n in CITATION.findall(answer)]
+    if citations or numbers:
+        valid = {c.n for c in citations}
+        row["citation_validity"] = float(bool(numbers) and all(n in valid for n in numbers)
+                                         and n_contexts >= max(numbers, default=0))
+    doses = list(dict.fromkeys(dose_mentions(answer)))
+    if doses:
+        sources = "\n".join(f"{c.title} {c.section} {c.text}" for c in citations)
+        row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
+    row["safety_sentence"] = float(has_safety_line(answer))
+    return row
