@@ -267,6 +267,39 @@ def eval_critique(
                    f"names the answer {h['critique_names_answer'] or 0:.1%}")
 
 
+@eval_app.command("dialogues")
+def eval_dialogues(
+    personas: Annotated[int, typer.Option(min=1, help="Synthea personas (5 turns each)")] = 80,
+    profiles: Annotated[str, typer.Option(help="comma-separated ablation profiles (default: all)")] = "",
+    trials: Annotated[int, typer.Option(min=1, help="runs per profile (offline the agent is deterministic)")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Simulated 5-turn patient dialogues under every ablation profile, paired per persona (README: Agent)."""
+    from yaksa.evaluation.dialogues.study import run_full_study
+    from yaksa.retrieval.loader import load_published
+
+    s = _settings(params)
+    chosen = [p.strip() for p in profiles.split(",") if p.strip()] or None
+    try:
+        loaded = load_published(s.paths.indexes)
+        try:
+            result = run_full_study(loaded, s, personas_limit=personas, profiles=chosen, trials=trials,
+                                    progress=typer.echo)
+        finally:
+            loaded.close()
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+        return
+    typer.echo(f"{result['personas']} personas, {result['turns']} turns; report: {result['report']}")
+    for name, means in result["profiles"].items():
+        typer.echo(f"  {name:28s} " + "  ".join(f"{k}={v}" for k, v in means.items() if k != "tokens"))
+    for group in result["identical"]:
+        typer.echo(f"  identical offline: {', '.join(group)}")
+
+
 @eval_app.command("critique-threshold")
 def eval_critique_threshold(
     background: Annotated[int, typer.Option(min=0, help="MedQA vignettes for the background rate (0 = none)")] = 200,

@@ -28,7 +28,7 @@ def item(slot_type: str, name: str, value=None, text: str = "", active: bool = T
 def test_profile_recall_counts_the_facts_the_profile_still_holds() -> None:
     stated = [("demographics", "age", 72), ("conditions", "고혈압", None), ("medications", "암로디핀", None),
               ("vitals", "blood_pressure", "150/95")]
-    profile = [item("demographics", "age", "72"), item("conditions", "hypertension", text="고혈압"),
+    profile = [item("demographics", "age", 72.0), item("conditions", "hypertension", text="고혈압"),
                item("medications", "amlodipine", text="암로디핀", active=False),   # faded: not held
                item("vitals", "blood_pressure", "140/90")]                         # another reading
     assert profile_recall(stated, profile) == pytest.approx(2 / 4)

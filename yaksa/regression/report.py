@@ -199,7 +199,7 @@ def md_cell(text: object) -> str:
     return s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+def md_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return lines
@@ -214,7 +214,7 @@ def _md_regression(i: int, r: Regression) -> list[str]:
         "",
         f"**Question:** {md_cell(r.question)}",
         "",
-        *_md_table(["old answer (baseline)", "new answer (current)"], [[r.old_answer, r.new_answer]]),
+        *md_table(["old answer (baseline)", "new answer (current)"], [[r.old_answer, r.new_answer]]),
         "",
     ]
 
@@ -228,10 +228,10 @@ def render_markdown(
 ) -> str:
     """The full report; `images` maps image name -> path relative to the report."""
     lines = [f"# {TITLE}: {verdict(gate)}", ""]
-    lines += _md_table(["", ""], _run_rows(run)) + [""]
+    lines += md_table(["", ""], _run_rows(run)) + [""]
     lines += [f"**{md_cell(_verdict_line(gate))}**", ""]
     lines += ["## Gate", ""]
-    lines += _md_table(GATE_COLUMNS, [_gate_row(m) for m in gate.metrics]) + [""]
+    lines += md_table(GATE_COLUMNS, [_gate_row(m) for m in gate.metrics]) + [""]
     lines += [md_cell(_rules_text(gate)), ""]
     lines += [f"![Change per metric with 95% CI]({images['forest']})", ""]
     lines += ["## History", "", f"![Metrics over runs]({images['history']})", ""]
@@ -239,7 +239,7 @@ def render_markdown(
     columns = _category_columns(categories, gate)
     if categories and columns:
         rows = [[cat, *(fmt_num(categories[cat].get(c)) for c in columns)] for cat in sorted(categories)]
-        lines += _md_table(["category", *columns], rows) + [""]
+        lines += md_table(["category", *columns], rows) + [""]
     else:
         lines += ["No per-category scores.", ""]
     lines += [f"![Per-category means]({images['categories']})", ""]
@@ -266,7 +266,7 @@ def markdown_summary(run: RunInfo, gate: GateResult, regressions: Sequence[Regre
         "",
     ]
     rows = [[m.name, fmt_delta(m.delta), fmt_ci(m), fmt_p(m.p_holm), m.status.upper()] for m in gate.metrics]
-    lines += _md_table(["metric", "Δ", "95% CI", "p (Holm)", "status"], rows) + [""]
+    lines += md_table(["metric", "Δ", "95% CI", "p (Holm)", "status"], rows) + [""]
     if regressions:
         shown = regressions[:SUMMARY_REGRESSIONS]
         lines += [f"Worst regressions ({len(shown)} of {len(regressions)}):", ""]
@@ -280,7 +280,7 @@ def markdown_summary(run: RunInfo, gate: GateResult, regressions: Sequence[Regre
             ]
             for r in shown
         ]
-        lines += _md_table(["item", "category", "metric", "old → new", "question"], reg_rows)
+        lines += md_table(["item", "category", "metric", "old → new", "question"], reg_rows)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -35,15 +35,23 @@ def product_key(name: str) -> str:
     return _key(_PAREN.sub("", name))
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal values, numbers compared as numbers (the extractor stores an age of 70 as 70.0)."""
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return _key(a) == _key(b)
+
+
 def _holds(fact: Fact, item: Mapping[str, Any]) -> bool:
     slot_type, name, value = fact
     if item.get("slot_type") != slot_type or not item.get("active", True):
         return False
     if name in EXACT_VALUE_NAMES:
-        return item.get("name") == name and _key(item.get("value")) == _key(value)
+        return item.get("name") == name and _same_value(item.get("value"), value)
     wanted = _key(name)
     if slot_type in ("vitals", "labs"):  # a measurement: same name and same value
-        return _key(item.get("name")) == wanted and _key(item.get("value")) == _key(value)
+        return _key(item.get("name")) == wanted and _same_value(item.get("value"), value)
     seen = {_key(item.get("name")), _key(item.get("text"))}
     return any(wanted and s and (wanted in s or s in wanted) for s in seen)
 
@@ -67,13 +75,16 @@ def personalisation(answer: str, citations: Sequence[Citation], cautions: Sequen
     return sum(_key(k) in said for k in applicable) / len(applicable)
 
 
-def product_hit(citations: Sequence[Citation], product: str) -> float:
-    """1.0 when a cited document is the named product."""
+def product_hit(citations: Sequence[Citation], product: str, item_seq: str | None = None) -> float:
+    """1.0 when a cited document is the named product: by its MFDS item_seq when known, else by name."""
+    if item_seq:
+        return float(any(str(c.metadata.get("item_seq", "")) == str(item_seq) for c in citations))
     want = product_key(product)
     return float(bool(want) and any(product_key(c.title) == want or want in product_key(c.title)
                                     for c in citations))
 
 
-def follow_up_resolved(answer: str, citations: Sequence[Citation], referent: str) -> float:
+def follow_up_resolved(answer: str, citations: Sequence[Citation], referent: str,
+                       item_seq: str | None = None) -> float:
     """1.0 when the follow-up is answered from the product it refers to (cited), and not refused."""
-    return product_hit(citations, referent) if answer.strip() else 0.0
+    return product_hit(citations, referent, item_seq) if answer.strip() else 0.0
