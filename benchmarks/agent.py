@@ -7,8 +7,11 @@ Every profile of `agent.profiles` answers the same conversations (profile statem
 questions, a greeting, an out-of-scope question) with its memory and cache in a temporary folder,
 after one warm-up turn (first-load costs are excluded, as a running service has paid them). Reports
 p50/p95 turn latency per profile, the mean time per graph node for each profile, and each
-mechanism's cost as the p50 difference from the profile before it in the ablation order. A second
-pass of the same questions by new users shows the response cache's effect.
+mechanism's cost as the p50 difference from the profile before it in the ablation order — unless the
+two profiles answered every turn identically (same answers and citations): offline some mechanisms
+only act with an LLM, and a latency difference between identical runs is noise, not a cost, so the
+column says "identical". A second pass of the same questions by new users shows the response cache's
+effect.
 """
 
 from __future__ import annotations
@@ -66,35 +69,42 @@ def main() -> None:
                             cache_path=f"{tmp}/{name}.npz")
             runner = build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)  # ablations
             runner.run("두통약 알려줘", "warm-up")
-            miss, hit = [], []
+            miss, hit, seen = [], [], []
             nodes: dict[str, list[float]] = defaultdict(list)
             for r in range(args.rounds):
                 for turn in CONVERSATION:
                     res = runner.run(turn, f"conv-{r}")
                     miss.append(res.trace["timings_ms"]["total"])
+                    seen.append((res.answer, tuple(c.doc_id for c in res.citations)))
                 for q in QUESTIONS:
                     res = runner.run(q, f"first-{r}-{q}")
                     (hit if res.trace["cache_hit"] else miss).append(res.trace["timings_ms"]["total"])
+                    seen.append((res.answer, tuple(c.doc_id for c in res.citations)))
                     for node, ms in res.trace["timings_ms"].items():
                         if node != "total":
                             nodes[node].append(ms)
                 for q in QUESTIONS:  # the same questions by new users: the cache's turn
                     res = runner.run(q, f"again-{r}-{q}")
                     (hit if res.trace["cache_hit"] else miss).append(res.trace["timings_ms"]["total"])
-            rows[name] = {"miss": miss, "hit": hit, "nodes": {n: statistics.mean(v) for n, v in nodes.items()}}
+            rows[name] = {"miss": miss, "hit": hit, "answers": seen, "nodes": {n: statistics.mean(v) for n, v in nodes.items()}}
     loaded.close()
     print(f"\nbundle {loaded.version}; offline (no LLM endpoint); {args.rounds} rounds per profile\n")
     print("| profile | turns | p50 ms | p95 ms | cache hits | hit p50 ms | p50 vs previous profile |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    prev = None
+    prev = prev_name = None
     for name in profiles:
         row = rows[name]
         p50, p95 = pct(row["miss"])
         hit50 = f"{pct(row['hit'])[0]:.1f}" if row["hit"] else "-"
-        delta = "-" if prev is None else f"{p50 - prev:+.1f}"
+        if prev is None:
+            delta = "-"
+        elif row["answers"] == rows[prev_name]["answers"]:
+            delta = f"identical to {prev_name} ({p50 - prev:+.1f} is noise)"
+        else:
+            delta = f"{p50 - prev:+.1f}"
         print(f"| {name} | {len(row['miss']) + len(row['hit'])} | {p50:.1f} | {p95:.1f} | {len(row['hit'])} | "
               f"{hit50} | {delta} |")
-        prev = p50
+        prev, prev_name = p50, name
     all_nodes = sorted({n for r in rows.values() for n in r["nodes"]})
     print("\nmean ms per node (single questions)\n")
     print("| node | " + " | ".join(profiles) + " |")

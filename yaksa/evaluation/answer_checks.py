@@ -13,6 +13,10 @@ from collections.abc import Sequence
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupported_doses
 
+# intents answered with an acknowledgement ("기억해 둘게요") or a greeting, not a medical answer: the answer
+# checks do not apply to them
+ACKNOWLEDGED = frozenset({"statement", "chitchat"})
+
 
 def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int) -> dict[str, float]:
     """citation_validity (every [문서 N] is a citation the prompt carried; only when anything is cited),

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from yaksa.evaluation.answer_checks import answer_checks
+from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks
 from yaksa.evaluation.natural_ko import Hit, score_question
 from yaksa.llm.evidence import Citation
 
@@ -42,7 +42,6 @@ RAGAS_ID_METRICS = ("id_context_precision", "id_context_recall")
 # turns the agent acknowledges instead of answering (a statement it remembers, a greeting): no claims,
 # so the answer metrics do not apply; the retrieval metrics still do (a question taken for a statement
 # cites nothing and scores 0 there)
-ACKNOWLEDGED = frozenset({"statement", "chitchat"})
 
 
 @dataclass(frozen=True)

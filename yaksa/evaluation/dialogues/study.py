@@ -23,7 +23,7 @@ from typing import Any
 
 from yaksa.agent.api import TurnResult
 from yaksa.config import Settings
-from yaksa.evaluation.answer_checks import answer_checks
+from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks
 from yaksa.evaluation.dialogues.metrics import (
     Fact,
     follow_up_resolved,
@@ -91,7 +91,8 @@ def score_turn(turn: Any, result: TurnResult, stated: Sequence[Fact], profile_it
         row["profile_recall"] = recall
     if result.blocked:
         return row
-    row.update(answer_checks(result.answer, result.citations, len(result.contexts)))
+    if result.trace.get("intent") not in ACKNOWLEDGED:
+        row.update(answer_checks(result.answer, result.citations, len(result.contexts)))
     if turn.kind == "caution_question":
         row["product_hit"] = product_hit(result.citations, turn.expects["product"], turn.expects.get("item_seq"))
         # the caution the script chose this product for, else any the persona's facts could trigger
