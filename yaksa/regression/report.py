@@ -34,6 +34,7 @@ from matplotlib.lines import Line2D
 
 from yaksa.atomicio import atomic_write, atomic_write_text
 from yaksa.regression.gate import GateResult, MetricComparison
+from yaksa.reporting import MISSING, finite, fmt_delta, fmt_num, fmt_p, md_cell, md_table
 
 TITLE = "Answer-quality regression"
 IMAGE_NAMES = ("forest", "history", "categories")
@@ -43,7 +44,6 @@ STATUS_COLORS = {"pass": "#1a7f37", "fail": "#cf222e", "insufficient": "#8c959f"
 DPI = 110
 SUMMARY_REGRESSIONS = 5
 SUMMARY_QUESTION_CHARS = 80
-MISSING = "—"
 GATE_COLUMNS = (
     "metric",
     "kind",
@@ -102,32 +102,12 @@ class ReportPaths:
 # ---------------------------------------------------------------- formatting
 
 
-def _finite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)
-
-
-def fmt_num(x: float | None) -> str:
-    if not _finite(x):
-        return MISSING
-    return f"{x:.3f}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def fmt_delta(x: float | None) -> str:
-    if not _finite(x):
-        return MISSING
-    return f"{x:+.3f}" if abs(x) < 1000 else f"{x:+,.0f}"
-
-
-def fmt_p(x: float | None) -> str:
-    return f"{x:.3g}" if _finite(x) else MISSING
-
-
 def verdict(gate: GateResult) -> str:
     return "PASS" if gate.passed else "FAIL"
 
 
 def fmt_ci(m: MetricComparison) -> str:
-    return MISSING if not _finite(m.ci_low) else f"[{fmt_delta(m.ci_low)}, {fmt_delta(m.ci_high)}]"
+    return MISSING if not finite(m.ci_low) else f"[{fmt_delta(m.ci_low)}, {fmt_delta(m.ci_high)}]"
 
 
 def _gate_row(m: MetricComparison) -> list[str]:
@@ -191,18 +171,6 @@ def _truncate(text: str, limit: int) -> str:
 
 
 # ---------------------------------------------------------------- markdown
-
-
-def md_cell(text: object) -> str:
-    """Text safe inside a Markdown table cell: HTML escaped, pipes escaped, newlines as <br>."""
-    s = html.escape(str(text), quote=False).replace("|", "\\|")
-    return s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
-
-
-def md_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return lines
 
 
 def _md_regression(i: int, r: Regression) -> list[str]:
@@ -435,7 +403,7 @@ def _message_figure(text: str) -> Figure:
 
 def _unit_scale(m: MetricComparison) -> bool:
     """Scores in [0, 1] share one axis; anything else (latency, counts) gets its own panel."""
-    means = [x for x in (m.baseline_mean, m.current_mean) if _finite(x)]
+    means = [x for x in (m.baseline_mean, m.current_mean) if finite(x)]
     return all(-1e-9 <= x <= 1 + 1e-9 for x in means)
 
 
@@ -443,9 +411,9 @@ def _forest_panel(ax: plt.Axes, group: Sequence[MetricComparison], title: str, m
     ys = np.arange(len(group))[::-1]
     for y, m in zip(ys, group, strict=True):
         color = STATUS_COLORS[m.status]
-        if _finite(m.delta):
-            low = max(0.0, m.delta - m.ci_low) if _finite(m.ci_low) else 0.0
-            high = max(0.0, m.ci_high - m.delta) if _finite(m.ci_high) else 0.0
+        if finite(m.delta):
+            low = max(0.0, m.delta - m.ci_low) if finite(m.ci_low) else 0.0
+            high = max(0.0, m.ci_high - m.delta) if finite(m.ci_high) else 0.0
             ax.errorbar(m.delta, y, xerr=[[low], [high]], fmt="o", color=color, capsize=3, lw=1.6)
         else:
             ax.text(0, y, f"n={m.n_paired}", ha="center", va="center", color=color, fontsize=8)

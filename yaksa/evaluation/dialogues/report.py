@@ -27,7 +27,7 @@ from yaksa.evaluation.dialogues.study import (
     recall_by_turn,
 )
 from yaksa.evaluation.paired import PairedComparison, bootstrap_ci
-from yaksa.regression.report import fmt_delta, fmt_num, fmt_p, md_table
+from yaksa.reporting import fmt_delta, fmt_num, fmt_p, md_table
 
 QUALITY = ("profile_recall", "personalisation", "product_hit", "follow_up_resolved", "citation_validity",
            "number_grounding", "safety_sentence")
