@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from yaksa.extraction.slots import SlotItem
+from yaksa.memory import profile_db
 from yaksa.memory.profile_store import NullProfileStore, ProfileStore, open_profile_store
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -28,7 +30,7 @@ def patient() -> list[SlotItem]:
 
 @pytest.fixture()
 def store(tmp_path: Path) -> ProfileStore:
-    return ProfileStore(tmp_path / "memory" / "profiles.duckdb")
+    return ProfileStore(tmp_path / "memory" / "profiles.sqlite")
 
 
 def test_profile_carries_across_turns_and_restarts(store: ProfileStore) -> None:
@@ -123,13 +125,13 @@ def test_recent_turns_are_chat_messages_oldest_first(store: ProfileStore) -> Non
 
 
 def test_history_is_trimmed_on_insert_and_shown_in_the_profile(tmp_path: Path) -> None:
-    store = ProfileStore(tmp_path / "p.duckdb", max_turns=3)
+    store = ProfileStore(tmp_path / "p.sqlite", max_turns=3)
     for i in range(5):
         store.add_turn("u1", f"질문 {i}", f"답변 {i}", at=T0 + timedelta(minutes=i))
     assert [m["content"] for m in store.recent_turns("u1", 10)][::2] == ["질문 2", "질문 3", "질문 4"]
     assert [m["content"] for m in store.to_json("u1")["history"]][::2] == ["질문 2", "질문 3", "질문 4"]
     with pytest.raises(ValueError, match="max_turns"):
-        ProfileStore(tmp_path / "p.duckdb", max_turns=0)
+        ProfileStore(tmp_path / "p.sqlite", max_turns=0)
 
 
 def test_history_is_shared_by_workers_and_survives_restarts(store: ProfileStore) -> None:
@@ -190,21 +192,71 @@ def test_two_threads_adding_at_once(store: ProfileStore) -> None:
     assert len(store.items("u2", now=T0)) == 9
 
 
-def test_waits_for_another_process_holding_the_file_lock(store: ProfileStore) -> None:
+def _hold_write_lock(path: Path, seconds: float) -> subprocess.Popen:
+    """Another process holding the database's write lock for `seconds` (as a busy worker would)."""
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
-            import sys, time, duckdb
-            con = duckdb.connect({str(store.path)!r})
+            import sqlite3, time
+            con = sqlite3.connect({str(path)!r}, isolation_level=None)
+            con.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
-            time.sleep(0.5)
+            time.sleep({seconds})
+            con.execute("COMMIT")
             con.close()
         """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def test_waits_for_another_process_holding_the_write_lock(store: ProfileStore) -> None:
+    holder = _hold_write_lock(store.path, 0.5)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert store.add("u1", [SlotItem("symptoms", "두통")], at=T0) == 1
     finally:
         holder.wait(timeout=30)
     assert store.terms("u1", now=T0) == ["두통"]
+
+
+def test_a_lock_held_too_long_is_a_timeout_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(profile_db, "LOCK_WAIT_SECONDS", 0.2)
+    store = ProfileStore(tmp_path / "p.sqlite")
+    holder = _hold_write_lock(store.path, 3)
+    try:
+        with pytest.raises(TimeoutError, match="locked by another process"):
+            store.add("u1", [SlotItem("symptoms", "두통")], at=T0)
+        assert store.items("u1", now=T0) == []   # readers are not blocked by the writer (WAL)
+    finally:
+        holder.wait(timeout=30)
+
+
+def test_an_erasure_is_seen_at_once_by_another_process(store: ProfileStore) -> None:
+    other = ProfileStore(store.path)   # a second worker's store would hold its own connection like this
+    store.add("u1", patient(), at=T0)
+    store.add_turn("u1", "타이레놀 먹어도 되나요?", "네.", at=T0)
+    assert other.view("u1", now=T0).count == 5
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        from yaksa.memory.profile_store import ProfileStore
+        assert ProfileStore(Path({str(store.path)!r})).forget("u1")
+    """)
+    assert subprocess.run([sys.executable, "-c", script], check=False, cwd=REPO).returncode == 0
+    assert other.view("u1", now=T0).count == 0 and other.recent_turns("u1", 5) == []
+    assert store.to_json("u1", now=T0)["items"] == []
+
+
+def test_a_connection_is_not_shared_across_fork(store: ProfileStore) -> None:
+    store.add("u1", [SlotItem("symptoms", "두통")], at=T0)
+    pid = os.fork()
+    if pid == 0:   # the child must open its own connection, not use the parent's
+        code = 0
+        try:
+            store.add("u1", [SlotItem("symptoms", "기침")], at=T0)
+        except BaseException:  # noqa: BLE001 - any failure in the forked child is the exit code
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.terms("u1", now=T0) == ["기침", "두통"]
 
 
 def test_two_worker_processes_writing_the_same_file(store: ProfileStore) -> None:
@@ -224,26 +276,23 @@ def test_two_worker_processes_writing_the_same_file(store: ProfileStore) -> None
 
 
 def test_memory_mode_none_remembers_nothing(tmp_path: Path) -> None:
-    null = open_profile_store("none", tmp_path / "p.duckdb")
+    null = open_profile_store("none", tmp_path / "p.sqlite")
     assert isinstance(null, NullProfileStore)
     assert null.add("u1", patient()) == 0
     assert null.items("u1") == [] and null.summary("u1") == "" and null.terms("u1") == []
     assert null.forget("u1") is False and null.to_json("u1")["items"] == []
     null.add_turn("u1", "타이레놀 먹어도 되나요?", "네.")
     assert null.recent_turns("u1", 3) == [] and null.to_json("u1")["history"] == []
-    assert not (tmp_path / "p.duckdb").exists()
+    assert not (tmp_path / "p.sqlite").exists()
     with pytest.raises(ValueError, match="user_id"):
         null.summary("")
-    assert isinstance(open_profile_store("persistent", tmp_path / "p.duckdb"), ProfileStore)
+    assert isinstance(open_profile_store("persistent", tmp_path / "p.sqlite"), ProfileStore)
     with pytest.raises(ValueError, match="memory_mode"):
-        open_profile_store("sometimes", tmp_path / "p.duckdb")
+        open_profile_store("sometimes", tmp_path / "p.sqlite")
 
 
 def test_view_reads_summary_terms_and_count_at_once(tmp_path) -> None:
-    from yaksa.extraction.slots import SlotItem
-    from yaksa.memory.profile_store import NullProfileStore, ProfileStore
-
-    store = ProfileStore(tmp_path / "p.duckdb")
+    store = ProfileStore(tmp_path / "p.sqlite")
     store.add("u", [SlotItem("conditions", "당뇨병", concept_id="YK:CON:diabetes", text="당뇨"),
                     SlotItem("demographics", "age", 65.0, text="65세")])
     view = store.view("u")

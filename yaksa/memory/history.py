@@ -10,25 +10,15 @@ personal data at rest.
 Why the question is stored redacted (`yaksa.privacy.redact_identifiers`): a name or phone number
 adds nothing to the next answer's context, so it is not kept on disk at all.
 
-These functions take an open DuckDB connection; `ProfileStore` owns connecting, locking and
-transactions.
+These functions take an open SQLite connection (the table is created with the others in
+`yaksa.memory.profile_db`); `ProfileStore` owns connecting, locking and transactions.
 """
 
 from __future__ import annotations
 
-import duckdb
+import sqlite3
 
 from yaksa.privacy import redact_identifiers
-
-TURNS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversation_turns (
-    user_id VARCHAR NOT NULL,
-    seq BIGINT NOT NULL,
-    question VARCHAR NOT NULL,
-    answer VARCHAR NOT NULL,
-    said_at DOUBLE NOT NULL
-)
-"""
 
 
 def check_turn(question: str, answer: str) -> None:
@@ -46,7 +36,7 @@ def check_turn_count(turns: int, what: str) -> int:
     return turns
 
 
-def insert_turn(con: duckdb.DuckDBPyConnection, user_id: str, question: str, answer: str,
+def insert_turn(con: sqlite3.Connection, user_id: str, question: str, answer: str,
                 at: float, keep: int) -> None:
     """Append one turn and drop the user's turns beyond the newest `keep` (call inside a transaction)."""
     (seq,) = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM conversation_turns WHERE user_id = ?",
@@ -59,7 +49,7 @@ def insert_turn(con: duckdb.DuckDBPyConnection, user_id: str, question: str, ans
     """, [user_id, user_id, keep])
 
 
-def recent_messages(con: duckdb.DuckDBPyConnection, user_id: str, turns: int) -> list[dict[str, str]]:
+def recent_messages(con: sqlite3.Connection, user_id: str, turns: int) -> list[dict[str, str]]:
     """The last `turns` turns as chat messages, oldest first: user, assistant, user, assistant, ..."""
     rows = con.execute("""
         SELECT question, answer FROM (
@@ -70,7 +60,7 @@ def recent_messages(con: duckdb.DuckDBPyConnection, user_id: str, turns: int) ->
     return [m for q, a in rows for m in ({"role": "user", "content": q}, {"role": "assistant", "content": a})]
 
 
-def delete_turns(con: duckdb.DuckDBPyConnection, user_id: str) -> int:
+def delete_turns(con: sqlite3.Connection, user_id: str) -> int:
     """Erase the user's turns; how many there were."""
     (count,) = con.execute("SELECT count(*) FROM conversation_turns WHERE user_id = ?", [user_id]).fetchone()
     con.execute("DELETE FROM conversation_turns WHERE user_id = ?", [user_id])

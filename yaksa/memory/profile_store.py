@@ -1,16 +1,17 @@
-"""What the agent remembers about each user, persisted in DuckDB so it survives restarts.
+"""What the agent remembers about each user, persisted in SQLite so it survives restarts.
 
-Why DuckDB: it is already the project's embedded store, a single file the operator can inspect with
-SQL, and transactional, so a crash mid-turn never leaves half a profile. One table `profile_items`
-(id, user_id, slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds), and the user's
-recent conversation turns beside it (`yaksa.memory.history`): every worker sees the same history,
-and `forget` erases facts and turns together.
+Why SQLite (`yaksa.memory.profile_db`): a single file the operator can inspect with SQL, transactional
+(a crash mid-turn never leaves half a profile), and in WAL mode shared by several server worker
+processes that each keep one connection open, so a profile read or write costs well under a
+millisecond instead of a connection per operation. One table `profile_items` (id, user_id,
+slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds), and the user's recent
+conversation turns beside it (`yaksa.memory.history`): every worker sees the same history, and
+`forget` erases facts and turns together in one transaction, seen by every worker's next read.
 
-Concurrency: DuckDB lets one process at a time open a file for writing, and the server may run
-several uvicorn workers. So every operation opens its own short-lived connection and closes it,
-retrying for up to `LOCK_WAIT_SECONDS` while another process holds the lock; inside one process a
-threading.Lock serialises operations. Each `add` is one transaction: read the user's rows, merge
-(see `yaksa.memory.dedup`), write.
+A profile file written by the earlier DuckDB engine is imported once on open
+(`yaksa.memory.legacy_import`), never dropped.
+
+Each `add` is one write transaction: read the user's rows, merge (see `yaksa.memory.dedup`), write.
 
 Decay (see `yaksa.memory.decay`) is applied when reading: `items`, `summary` and `terms` show only
 facts whose weight is still above the floor; faded facts stay on disk until `forget`, and
@@ -18,7 +19,7 @@ facts whose weight is still above the floor; faded facts stay on disk until `for
 
 Usage::
 
-    store = open_profile_store("persistent", Path("data/memory/profiles.duckdb"))
+    store = open_profile_store("persistent", Path("data/memory/profiles.sqlite"))
     store.add("u1", extracted_items)
     store.summary("u1")   # "65세 남성. 질환: 당뇨병. 최근 혈압 150/95 mmHg (방금)."
     store.add_turn("u1", "타이레놀 먹어도 되나요?", "네, 1회 500 mg까지 ...")
@@ -28,17 +29,12 @@ Usage::
 from __future__ import annotations
 
 import json
-import threading
-import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import duckdb
 
 from yaksa.config import MEMORY_MODES
 from yaksa.extraction.slots import SLOT_TYPES, SlotItem
@@ -46,23 +42,13 @@ from yaksa.memory import history
 from yaksa.memory.decay import decay_weight
 from yaksa.memory.dedup import merge, supersedes
 from yaksa.memory.entry import ProfileEntry
+from yaksa.memory.legacy_import import import_legacy
+from yaksa.memory.profile_db import ProfileDB
 from yaksa.memory.profile_summary import render_summary
 
-LOCK_WAIT_SECONDS = 5.0
 MAX_TURNS_KEPT = 20      # conversation turns kept per user; the generator is shown fewer (history_turns)
 MAX_USER_ID_LENGTH = 128
 _TERM_SLOTS = ("conditions", "medications", "symptoms")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS profile_items (
-    id VARCHAR PRIMARY KEY,
-    user_id VARCHAR NOT NULL,
-    slot_type VARCHAR NOT NULL,
-    name VARCHAR NOT NULL,
-    item VARCHAR NOT NULL,
-    stored_at DOUBLE NOT NULL
-)
-"""
 
 
 def validate_user_id(user_id: str) -> str:
@@ -107,7 +93,7 @@ def _terms(entries: Sequence[ProfileEntry]) -> list[str]:
 
 
 class ProfileStore:
-    """Per-user profile facts and recent turns in one DuckDB file; safe across threads and processes."""
+    """Per-user profile facts and recent turns in one SQLite file; safe across threads and processes."""
 
     def __init__(self, path: Path, max_turns: int = MAX_TURNS_KEPT) -> None:
         if history.check_turn_count(max_turns, "max_turns") < 1:
@@ -115,32 +101,12 @@ class ProfileStore:
         self.path = Path(path)
         self.max_turns = max_turns
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        with self._lock, self._connect() as con:
-            con.execute(_SCHEMA)
-            con.execute(history.TURNS_SCHEMA)
+        import_legacy(self.path)
+        self._db = ProfileDB(self.path)
 
-    @contextmanager
-    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        delay = 0.01
-        while True:
-            try:
-                con = duckdb.connect(str(self.path))
-                break
-            except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower():
-                    raise
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(
-                        f"profile store {self.path} stayed locked by another process for "
-                        f"{LOCK_WAIT_SECONDS:.0f} s") from exc
-                time.sleep(delay)
-                delay = min(delay * 2, 0.2)
-        try:
-            yield con
-        finally:
-            con.close()
+    def close(self) -> None:
+        """Close this process's connection (reopened on the next operation)."""
+        self._db.close()
 
     def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
         """Remember `items` as stated at `at` (default now); returns how many rows were added or updated.
@@ -156,35 +122,29 @@ class ProfileStore:
         if not items:
             return 0
         touched: set[str] = set()
-        with self._lock, self._connect() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                rows = con.execute(
-                    "SELECT id, item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
-                stored = [[rid, SlotItem.from_json(json.loads(js)), ts] for rid, js, ts in rows]
-                for new in items:
-                    match = next((row for row in stored if supersedes(new, row[1])), None)
-                    if match is None:
-                        rid = uuid.uuid4().hex
-                        con.execute("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
-                                    [rid, uid, new.slot_type, new.name, json.dumps(new.to_json()), when])
-                        stored.append([rid, new, when])
-                    elif when >= match[2]:
-                        rid, merged = match[0], merge(match[1], new)
-                        con.execute("UPDATE profile_items SET name = ?, item = ?, stored_at = ? WHERE id = ?",
-                                    [merged.name, json.dumps(merged.to_json()), when, rid])
-                        match[1:] = [merged, when]
-                    else:
-                        continue
-                    touched.add(rid)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._db.write() as con:
+            rows = con.execute(
+                "SELECT id, item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
+            stored = [[rid, SlotItem.from_json(json.loads(js)), ts] for rid, js, ts in rows]
+            for new in items:
+                match = next((row for row in stored if supersedes(new, row[1])), None)
+                if match is None:
+                    rid = uuid.uuid4().hex
+                    con.execute("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
+                                [rid, uid, new.slot_type, new.name, json.dumps(new.to_json()), when])
+                    stored.append([rid, new, when])
+                elif when >= match[2]:
+                    rid, merged = match[0], merge(match[1], new)
+                    con.execute("UPDATE profile_items SET name = ?, item = ?, stored_at = ? WHERE id = ?",
+                                [merged.name, json.dumps(merged.to_json()), when, rid])
+                    match[1:] = [merged, when]
+                else:
+                    continue
+                touched.add(rid)
         return len(touched)
 
     def _entries(self, uid: str, now: datetime) -> list[ProfileEntry]:
-        with self._lock, self._connect() as con:
+        with self._db.read() as con:
             rows = con.execute(
                 "SELECT item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
         entries = [_entry(js, ts, now) for js, ts in rows]
@@ -215,36 +175,26 @@ class ProfileStore:
         uid = validate_user_id(user_id)
         history.check_turn(question, answer)
         when = _instant(at).timestamp()
-        with self._lock, self._connect() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                history.insert_turn(con, uid, question, answer, when, self.max_turns)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._db.write() as con:
+            history.insert_turn(con, uid, question, answer, when, self.max_turns)
 
     def recent_turns(self, user_id: str, turns: int) -> list[dict[str, str]]:
         """The last `turns` turns as chat messages, oldest first (user, assistant, user, ...)."""
         uid = validate_user_id(user_id)
         if history.check_turn_count(turns, "turns") == 0:
             return []
-        with self._lock, self._connect() as con:
+        with self._db.read() as con:
             return history.recent_messages(con, uid, turns)
 
     def forget(self, user_id: str) -> bool:
         """Erase every fact and conversation turn of `user_id`; False when nothing was stored."""
         uid = validate_user_id(user_id)
-        with self._lock, self._connect() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
-                con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
-                count += history.delete_turns(con, uid)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._db.write(durable=True) as con:
+            (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
+            con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
+            count += history.delete_turns(con, uid)
+        if count:
+            self._db.checkpoint()   # no copy of the erased pages left in the write-ahead log
         return count > 0
 
     def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:
@@ -304,7 +254,7 @@ class NullProfileStore:
 
 
 def open_profile_store(memory_mode: str, path: Path) -> ProfileStore | NullProfileStore:
-    """The store for a `memory_mode` setting: "persistent" (DuckDB at `path`) or "none"."""
+    """The store for a `memory_mode` setting: "persistent" (SQLite at `path`) or "none"."""
     if memory_mode == "persistent":
         return ProfileStore(path)
     if memory_mode == "none":
