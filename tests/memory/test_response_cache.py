@@ -6,12 +6,14 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from yaksa.memory.cache_file import KEEP_FILES, bundle_file, bundle_files
 from yaksa.memory.response_cache import CacheHit, ResponseCache
 
 DRUGS = ("타이레놀", "게보린", "아세트아미노펜", "이부프로펜")
@@ -76,7 +78,7 @@ def test_paraphrase_hits_and_the_hit_carries_no_question(e5: Callable[[str], np.
     assert ResponseCache(cache.path, e5, drug_entities).lookup("타이레놀 먹어도 돼요?", V1, SCOPE).entry_id == hit.entry_id
     hit.answer["answer"] = "changed by the caller"
     assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE).answer == PERMIT   # callers get copies
-    assert "타이레놀 먹어도" not in cache.path.read_bytes().decode("utf-8", "replace")  # question text never kept
+    assert "타이레놀 먹어도" not in bundle_file(cache.path, V1).read_bytes().decode("utf-8", "replace")  # never kept
 
 
 def test_another_drug_misses_even_when_similar(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
@@ -120,7 +122,7 @@ def test_erased_user_leaves_no_trace_for_the_next_asker(tmp_path: Path) -> None:
     assert erin_worker.lookup(medical, V1, SCOPE) is None        # the other worker sees the erasure
     assert put(erin_worker, "게보린 먹어도 되나요", owner="erin")   # and its store does not revive dave's entry
     assert dave_worker.lookup(medical, V1, SCOPE) is None and len(ResponseCache(path, random_vector, no_entities)) == 1
-    raw = path.read_bytes().decode("utf-8", "replace")
+    raw = bundle_file(path, V1).read_bytes().decode("utf-8", "replace")
     assert "dave" not in raw and "홍길동" not in raw and "010-1234" not in raw
 
 
@@ -136,21 +138,47 @@ def test_forget_user_erases_only_that_user(tmp_path: Path) -> None:
         cache.forget_user("")
 
 
-def test_a_new_bundle_version_empties_the_cache(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
+def test_each_bundle_has_its_own_answers_and_a_switch_wipes_no_other(e5: Callable[[str], np.ndarray],
+                                                                     tmp_path: Path) -> None:
     path = tmp_path / "c.npz"
-    cache = ResponseCache(path, e5, drug_entities)
-    put(cache, "타이레놀 먹어도 되나요")
-    assert cache.lookup("타이레놀 먹어도 되나요", V2, SCOPE) is None
-    assert len(cache) == 0 and cache.bundle_version == V2
-    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None          # going back does not revive it
-    assert len(ResponseCache(path, e5, drug_entities)) == 0          # the emptied cache was persisted
+    on_v1, moving = ResponseCache(path, e5, drug_entities), ResponseCache(path, e5, drug_entities)
+    put(on_v1, "타이레놀 먹어도 되나요")
+    assert moving.lookup("타이레놀 먹어도 되나요", V2, SCOPE) is None      # answers of V1 are not V2's
+    assert len(moving) == 0 and moving.bundle_version == V2
+    put(moving, "게보린 먹어도 되나요", answer("게보린 [문서 1]"), version=V2)
+    assert on_v1.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is not None   # the worker still on V1 keeps its cache
+    assert put(on_v1, "이부프로펜 먹어도 되나요") and len(on_v1) == 2
+    assert moving.lookup("이부프로펜 먹어도 되나요", V2, SCOPE) is None
+    moving.set_bundle_version(V1)                                         # a rollback finds V1's answers again
+    assert len(moving) == 2 and moving.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is not None
+    assert sorted(p.name for p in bundle_files(path)) == [f"c.{V1}.npz", f"c.{V2}.npz"]
+    assert ResponseCache(path, e5, drug_entities).bundle_version == V1    # opens the newest file
 
-    put(cache, "타이레놀 먹어도 되나요")
-    cache.set_bundle_version(V2)
-    assert len(cache) == 0
-    put(cache, "타이레놀 먹어도 되나요")
-    put(cache, "게보린 먹어도 되나요", answer("게보린 [문서 1]"), version=V2)
-    assert len(cache) == 1 and cache.lookup("타이레놀 먹어도 되나요", V2, SCOPE) is None
+
+def test_forget_user_reaches_every_bundles_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.npz"
+    cache = ResponseCache(path, random_vector, no_entities)
+    for version in (V1, V2):
+        put(cache, f"dave on {version}", owner="dave", version=version)
+        put(cache, f"erin on {version}", owner="erin", version=version)
+    assert cache.owned_by("dave") == 2
+    assert ResponseCache(path, random_vector, no_entities).forget_user("dave") == 2
+    assert cache.owned_by("dave") == 0 and cache.owned_by("erin") == 2
+    assert cache.lookup(f"dave on {V1}", V1, SCOPE) is None and cache.lookup(f"erin on {V1}", V1, SCOPE) is not None
+    assert all("dave" not in f.read_bytes().decode("utf-8", "replace") for f in bundle_files(path))
+
+
+def test_only_the_newest_bundles_files_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "c.npz"
+    cache = ResponseCache(path, random_vector, no_entities)
+    versions = [f"2026030{i}-000000-v{i}" for i in range(KEEP_FILES + 2)]
+    for i, version in enumerate(versions):
+        put(cache, "타이레놀 먹어도 되나요", version=version)
+        os.utime(bundle_file(path, version), ns=(i * 10**9, i * 10**9))   # distinct, ordered times
+    assert [p.name for p in bundle_files(path)] == [f"c.{v}.npz" for v in reversed(versions[-KEEP_FILES:])]
+    odd = ResponseCache(path, random_vector, no_entities)
+    assert put(odd, "타이레놀 먹어도 되나요", version="v/../../escape")   # not a safe name: hashed
+    assert all(p.parent == tmp_path for p in bundle_files(path))
 
 
 def test_persisted_and_reloaded(e5: Callable[[str], np.ndarray], tmp_path: Path) -> None:
@@ -276,11 +304,12 @@ def test_an_unreadable_file_starts_empty_with_a_warning(tmp_path: Path, caplog: 
                                                        damage: str) -> None:
     path = tmp_path / "c.npz"
     put(ResponseCache(path, random_vector, no_entities), "게보린 먹어도 되나요")
-    raw = path.read_bytes()
-    path.write_bytes(b"not an npz" if damage == "garbage" else raw[: len(raw) // 2])
+    raw = bundle_file(path, V1).read_bytes()
+    bundle_file(path, V1).write_bytes(b"not an npz" if damage == "garbage" else raw[: len(raw) // 2])
     with caplog.at_level(logging.WARNING):
         cache = ResponseCache(path, random_vector, no_entities)
     assert len(cache) == 0 and "unreadable" in caplog.text
+    assert cache.lookup("게보린 먹어도 되나요", V1, SCOPE) is None
     assert put(cache, "타이레놀 먹어도 되나요")
     assert len(ResponseCache(path, random_vector, no_entities)) == 1
 
@@ -296,4 +325,4 @@ def test_an_old_format_file_with_question_texts_is_scrubbed_on_start(tmp_path: P
     with caplog.at_level(logging.WARNING):
         cache = ResponseCache(path, random_vector, no_entities)
     assert len(cache) == 0 and "format 1" in caplog.text
-    assert "홍길동" not in path.read_bytes().decode("utf-8", "replace")
+    assert not path.exists() and bundle_files(path) == []   # the whole-cache file is gone, texts with it

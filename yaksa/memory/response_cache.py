@@ -17,17 +17,19 @@ kept: an entry holds its vector, its guards, the answer, the `owner` who asked a
 turned back into words by guessing). A `CacheHit` carries only that id, the similarity and the
 answer, so nothing in a hit reveals another user's words. `forget_user` erases a user's entries.
 
-Multi-process: several server workers share the persisted file. Every mutation (store, eviction,
-forget_user, version switch) holds an exclusive `fcntl.flock` on the sidecar `<file>.lock`,
-reloads the file, mutates, persists atomically and releases; so an erasure by one worker is never
-undone by another worker's later store. A lookup reloads when the file changed (mtime, size,
-inode), so no worker serves an erased entry after its next lookup. Recency refreshed by hits is
-kept in memory, merged on reload, and written with the next mutation.
+Multi-process (`yaksa.memory.cache_file`): several server workers share the persisted files, one
+per bundle version, so a worker moving to a new bundle never empties the cache of a worker still
+on the old one, and a rollback finds the old bundle's answers again. Every mutation (store,
+eviction, forget_user) holds an exclusive `fcntl.flock`, reloads the file, mutates, and replaces it
+atomically; so an erasure by one worker is never undone by another worker's later store. A lookup
+reloads when its file changed (one `stat`: mtime, size, inode), so no worker serves an erased entry
+after its next lookup. Recency refreshed by hits is kept in memory, merged on reload, and written
+with the next mutation. `forget_user` rewrites every bundle's file.
 
-Eviction is least-recently-used beyond `max_size`. The file is one `.npz` (`vectors`: float32
-(n, dim); `meta`: UTF-8 JSON with the format, salt, bundle version, LRU clock and entries). An
-unreadable file, one of an older format (format 1 kept question texts), or vectors of another
-dimension (the embedder changed) empties the cache with a warning: it holds derived data only.
+Eviction is least-recently-used beyond `max_size` per bundle. An unreadable file, one of another
+format, or vectors of another dimension (the embedder changed) counts as empty, with a warning: it
+holds derived data only. Until told a bundle version (`set_bundle_version`, or the version passed
+to `lookup`/`store`), a cache opens the most recently written bundle file.
 
 `answer` is an opaque JSON-able dict; with `style_variation=True` the string under its "answer" key
 is lightly reworded on each hit (`yaksa.memory.style`).
@@ -35,17 +37,16 @@ is lightly reworded on each hit (`yaksa.memory.style`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import fcntl
 import hashlib
 import hmac
 import json
 import logging
 import secrets
 import threading
-import zipfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,14 +54,13 @@ from typing import Any
 import faiss
 import numpy as np
 
-from yaksa.atomicio import atomic_write
+from yaksa.memory import cache_file
 from yaksa.memory.polarity import Polarity, question_polarity
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.memory.style import vary_style
 from yaksa.privacy import has_identifiers
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = 2
 ENTRY_ID_CHARS = 16
 
 
@@ -139,9 +139,18 @@ class ResponseCache:
         self._salt = secrets.token_hex(16)
         self._clock = 0
         self._stamp: tuple[int, ...] | None = None
-        with self._lock, self._file_lock():
-            if not self._reload(force=True):
-                self._persist()          # scrub an unreadable or older-format file now, not later
+        if self.path is not None:
+            with cache_file.locked(self.path):
+                cache_file.remove_single_file(self.path)
+            with self._lock:
+                for newest in cache_file.bundle_files(self.path)[:1]:
+                    try:
+                        contents = cache_file.read(newest)
+                    except cache_file.CacheFileError as exc:
+                        log.warning("response cache %s is unreadable (%s); starting empty", newest, exc)
+                        continue
+                    if contents is not None:
+                        self._use(contents.bundle_version)
 
     @property
     def bundle_version(self) -> str | None:
@@ -162,11 +171,7 @@ class ResponseCache:
             return None
         vector, polarity, entities = self._key(query)
         with self._lock:
-            self._reload()
-            if self._version != bundle_version:
-                with self._file_lock():
-                    self._reload(force=True)
-                    self._switch_version(bundle_version)
+            self._use(bundle_version)
             if self._index is None or vector.shape[0] != self._vectors.shape[1]:
                 return None
             scores, ids = self._index.search(vector[None, :], len(self._entries))
@@ -204,8 +209,7 @@ class ResponseCache:
             return False
         vector, polarity, entities = self._key(query)
         with self._lock, self._file_lock():
-            self._reload(force=True)
-            self._switch_version(bundle_version, persist=False)
+            self._use(bundle_version, force=True)
             if self._entries and vector.shape[0] != self._vectors.shape[1]:
                 log.warning("response cache: query vectors changed dimension; emptying the cache")
                 self._set_entries([], np.zeros((0, 0), dtype=np.float32))
@@ -224,30 +228,51 @@ class ResponseCache:
         return True
 
     def owned_by(self, user_id: str) -> int:
-        """How many entries `user_id` created (as every worker sees them: read from the file)."""
+        """How many entries `user_id` created, over every bundle's file (as every worker sees them)."""
         uid = validate_user_id(user_id)
         with self._lock, self._file_lock():
-            self._reload(force=True)
-            return sum(1 for e in self._entries if e.owner == uid)
+            if self.path is None:
+                return sum(1 for e in self._entries if e.owner == uid)
+            count = 0
+            for path in cache_file.bundle_files(self.path):
+                contents = self._read_or_warn(path)
+                count += sum(1 for e in (contents.entries if contents else []) if e.get("owner") == uid)
+            return count
 
     def forget_user(self, user_id: str) -> int:
-        """Erase every entry `user_id` created, in the file every worker reads; how many were erased."""
+        """Erase every entry `user_id` created, in every bundle's file every worker reads; how many
+        were erased. A file that cannot be read is deleted: what it holds cannot be checked."""
         uid = validate_user_id(user_id)
         with self._lock, self._file_lock():
-            self._reload(force=True)
-            keep = [i for i, e in enumerate(self._entries) if e.owner != uid]
-            erased = len(self._entries) - len(keep)
-            if erased:
+            if self.path is None:
+                keep = [i for i, e in enumerate(self._entries) if e.owner != uid]
+                erased = len(self._entries) - len(keep)
                 self._set_entries([self._entries[i] for i in keep], self._vectors[keep])
-                self._persist()
+                return erased
+            erased = 0
+            for path in cache_file.bundle_files(self.path):
+                try:
+                    contents = cache_file.read(path)
+                except cache_file.CacheFileError as exc:
+                    log.warning("response cache %s is unreadable (%s); deleting it", path, exc)
+                    path.unlink(missing_ok=True)
+                    continue
+                if contents is None:
+                    continue
+                keep = [i for i, e in enumerate(contents.entries) if e.get("owner") != uid]
+                if len(keep) < len(contents.entries):
+                    erased += len(contents.entries) - len(keep)
+                    contents.entries = [contents.entries[i] for i in keep]
+                    contents.vectors = contents.vectors[keep] if keep else np.zeros((0, 0), dtype=np.float32)
+                    cache_file.write(path, contents, durable=True)
+            self._reload(force=True)
         return erased
 
     def set_bundle_version(self, bundle_version: str) -> None:
-        """Declare the index bundle now served; a different one than the cache's empties it."""
+        """Declare the index bundle now served: lookups and stores use that bundle's answers."""
         _require_text(bundle_version, "bundle_version")
-        with self._lock, self._file_lock():
-            self._reload(force=True)
-            self._switch_version(bundle_version)
+        with self._lock:
+            self._use(bundle_version)
 
     # -- internals (called with self._lock held, except _key) ---------------------------------
 
@@ -264,30 +289,21 @@ class ResponseCache:
         text = " ".join(query.split()).encode("utf-8")
         return hmac.new(self._salt.encode("ascii"), text, hashlib.sha256).hexdigest()[:ENTRY_ID_CHARS]
 
-    @contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        """Exclusive across processes (flock on `<file>.lock`); a no-op for an in-memory cache."""
-        if self.path is None:
-            yield
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "ab") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    def _file_lock(self) -> contextlib.AbstractContextManager[None]:
+        """Exclusive across processes for mutations; a no-op for an in-memory cache."""
+        return nullcontext() if self.path is None else cache_file.locked(self.path)
 
-    def _switch_version(self, bundle_version: str, persist: bool = True) -> None:
+    def _use(self, bundle_version: str, force: bool = False) -> None:
+        """Serve `bundle_version`'s answers: load its file when the version changes, else reload the
+        file when it changed on disk (always with `force`, which mutations use under the file lock)."""
         if self._version == bundle_version:
+            self._reload(force=force)
             return
         if self._entries:
-            log.info("response cache: bundle %s -> %s, dropping %d answers",
-                     self._version, bundle_version, len(self._entries))
+            log.info("response cache: bundle %s -> %s", self._version, bundle_version)
         self._version = bundle_version
-        self._set_entries([], np.zeros((0, 0), dtype=np.float32))
-        if persist:
-            self._persist()
+        self._set_entries([], np.zeros((0, 0), dtype=np.float32))   # another bundle's: not merged
+        self._reload(force=True)
 
     def _set_entries(self, entries: list[_Entry], vectors: np.ndarray) -> None:
         self._entries, self._vectors = entries, np.ascontiguousarray(vectors, dtype=np.float32)
@@ -296,58 +312,53 @@ class ResponseCache:
             self._index = faiss.IndexFlatIP(self._vectors.shape[1])
             self._index.add(self._vectors)
 
-    def _file_stamp(self) -> tuple[int, ...] | None:
-        try:
-            st = self.path.stat()  # type: ignore[union-attr]
-        except FileNotFoundError:
+    def _file(self) -> Path | None:
+        if self.path is None or self._version is None:
             return None
-        return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        return cache_file.bundle_file(self.path, self._version)
 
     def _persist(self) -> None:
-        if self.path is None:
+        path = self._file()
+        if path is None:
             return
-        meta = {"format": FORMAT_VERSION, "salt": self._salt, "bundle_version": self._version,
-                "clock": self._clock, "entries": [e.to_json() for e in self._entries]}
-        meta_bytes = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+        created = not path.exists()
+        contents = cache_file.CacheContents(self._version or "", self._salt, self._clock,
+                                            [e.to_json() for e in self._entries], self._vectors)
+        cache_file.write(path, contents, durable=False)
+        self._stamp = cache_file.stamp(path)
+        if created:
+            cache_file.prune(self.path, keep=path)  # type: ignore[arg-type]
 
-        def write(tmp: Path) -> None:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, vectors=self._vectors, meta=meta_bytes)
+    def _read_or_warn(self, path: Path) -> cache_file.CacheContents | None:
+        try:
+            return cache_file.read(path)
+        except cache_file.CacheFileError as exc:
+            log.warning("response cache %s is unreadable (%s); treating it as empty", path, exc)
+            return None
 
-        atomic_write(self.path, write)
-        self._stamp = self._file_stamp()
-
-    def _reload(self, force: bool = False) -> bool:
-        """Adopt the file's contents when it changed (always with `force`, which mutations use under
-        the file lock). The file is the truth: a missing one means an empty cache. False when the
-        file was unreadable (the cache is then empty too)."""
-        if self.path is None:
-            return True
-        stamp = self._file_stamp()
+    def _reload(self, force: bool = False) -> None:
+        """Adopt the bundle file's contents when it changed (module doc). The file is the truth: a
+        missing or unreadable one means an empty cache."""
+        path = self._file()
+        if path is None:
+            return
+        stamp = cache_file.stamp(path)
         if stamp == self._stamp and not force:
-            return True
+            return
         self._stamp = stamp
         recency = {e.entry_id: e.last_used for e in self._entries}
         self._set_entries([], np.zeros((0, 0), dtype=np.float32))
-        if stamp is None:
-            self._version = None
-            return True
+        contents = self._read_or_warn(path) if stamp is not None else None
+        if contents is None:
+            return
         try:
-            with np.load(self.path, allow_pickle=False) as data:
-                meta = json.loads(data["meta"].tobytes().decode("utf-8"))
-                vectors = np.asarray(data["vectors"], dtype=np.float32)
-            if meta.get("format") != FORMAT_VERSION:
-                raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
-            entries = [_Entry.from_json(e) for e in meta["entries"]]
-            if len(entries) != (vectors.shape[0] if entries else 0):
-                raise ValueError(f"{len(entries)} entries but {vectors.shape[0]} vectors")
-            salt, version, clock = str(meta["salt"]), meta["bundle_version"], int(meta["clock"])
-        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-            log.warning("response cache %s is unreadable (%s); starting empty", self.path, exc)
-            self._version = None
-            return False
+            if contents.bundle_version != self._version:
+                raise cache_file.CacheFileError(f"holds bundle {contents.bundle_version!r}, not {self._version!r}")
+            entries = [_Entry.from_json(e) for e in contents.entries]
+        except (cache_file.CacheFileError, KeyError, TypeError, ValueError) as exc:
+            log.warning("response cache %s is unreadable (%s); treating it as empty", path, exc)
+            return
         for e in entries:   # hits this process served since the file was written still count
             e.last_used = max(e.last_used, recency.get(e.entry_id, 0))
-        self._salt, self._version, self._clock = salt, version, max(self._clock, clock)
-        self._set_entries(entries, vectors)
-        return True
+        self._salt, self._clock = contents.salt, max(self._clock, contents.clock)
+        self._set_entries(entries, contents.vectors)
