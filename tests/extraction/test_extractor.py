@@ -91,3 +91,16 @@ def test_enabled_without_pack_falls_back_to_regex(caplog: pytest.LogCaptureFixtu
 def test_enabled_with_a_missing_pack_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a yaksa MedCAT pack"):
         SlotExtractor(tmp_path / "nowhere", medcat_enabled=True)
+
+
+def test_medcat_runs_once_per_message_however_often_a_turn_asks(built_concepts: tuple[Path, dict]) -> None:
+    fresh = SlotExtractor(built_concepts[0] / "pack", medcat_enabled=True)
+    calls: list[str] = []
+    model_entities = fresh._model.entities
+    fresh._model.entities = lambda text: calls.append(text) or model_entities(text)
+    text = "와파린 먹고 있는데 두통에 타이레놀 먹어도 돼요?"
+    first = rows(fresh.extract(text))
+    assert rows(fresh.extract(text)) == first and "YK:DRUG:warfarin" in fresh.medications(text)
+    assert calls == [text]
+    fresh.extract("두통이 있어요")
+    assert calls == [text, "두통이 있어요"]

@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.extraction.speech_act import clause_at, takes_medication
 
+if TYPE_CHECKING:
+    from yaksa.extraction.medcat_ko import Entity
+
 logger = logging.getLogger(__name__)
+
+# One agent turn runs MedCAT over the same message up to four times (the cache's statement check and
+# key, slot extraction, the key's drug list); a few hundred recent messages are remembered per extractor.
+ENTITY_MEMO_SIZE = 512
 
 SLOT_OF_TYPE: dict[str, str] = {"medication": "medications", "symptom": "symptoms", "condition": "conditions"}
 
@@ -50,6 +59,11 @@ class SlotExtractor:
             from yaksa.extraction.medcat_ko import load_pack  # imports MedCAT and Kiwi: only when used
 
             self._model = load_pack(Path(pack_dir))
+        # per extractor, so a memo never outlives the pack it was computed with
+        self._entities = lru_cache(maxsize=ENTITY_MEMO_SIZE)(self._entities_uncached)
+
+    def _entities_uncached(self, text: str) -> tuple[Entity, ...]:
+        return tuple(self._model.entities(text)) if self._model is not None else ()
 
     @property
     def medcat_active(self) -> bool:
@@ -65,7 +79,7 @@ class SlotExtractor:
         items = regex_slots(text)
         if self._model is None:
             return items
-        for ent in self._model.entities(text):
+        for ent in self._entities(text):
             if _negated(text, ent.end):
                 continue
             if ent.type == "medication" and takes_medication(clause_at(text, ent.start)) is not True:
@@ -80,4 +94,4 @@ class SlotExtractor:
             raise TypeError(f"medications() expects str, got {type(text).__name__}")
         if self._model is None:
             return frozenset()
-        return frozenset(e.concept_id for e in self._model.entities(text) if e.type == "medication")
+        return frozenset(e.concept_id for e in self._entities(text) if e.type == "medication")
