@@ -2,6 +2,8 @@
 
     scope ─out of scope (refused: no cache, LLM, memory, web or search)─→ store_response → END
        │
+    resolve_followup ─"그 약은…?" with no (or no single) drug earlier: which drug?─→ store_response
+       │ (a follow-up continues as its standalone question: "페니라민정은…?")
     check_similarity ─hit─→ extract_slots → store_memory ─────────────→ store_response → END
        │miss
     classify_intent ─chitchat──────────────────────────────────────────→ store_response
@@ -29,6 +31,7 @@ from langgraph.graph import END, START, StateGraph
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.nodes.context import assemble_context
+from yaksa.agent.nodes.followup import resolve_followup
 from yaksa.agent.nodes.generate import generate_answer
 from yaksa.agent.nodes.intent import classify_intent
 from yaksa.agent.nodes.memory import extract_slots, store_memory
@@ -40,16 +43,18 @@ from yaksa.agent.nodes.verify import correct_answer, needs_correction, verify_an
 from yaksa.agent.state import AgentState
 from yaksa.agent.turn import instrumented
 
-NODES = ("scope", "check_similarity", "classify_intent", "extract_slots", "store_memory", "assemble_context", "retrieve",
-         "generate_answer", "verify", "correct", "refine", "quality_check", "store_response")
+NODES = ("scope", "resolve_followup", "check_similarity", "classify_intent", "extract_slots", "store_memory",
+         "assemble_context", "retrieve", "generate_answer", "verify", "correct", "refine", "quality_check",
+         "store_response")
 
 
 def build_graph(deps: AgentDeps) -> Any:
     factories = {
-        "scope": scope, "check_similarity": check_similarity, "classify_intent": classify_intent, "extract_slots": extract_slots,
-        "store_memory": store_memory, "assemble_context": assemble_context, "retrieve": retrieve,
-        "generate_answer": generate_answer, "verify": verify_answer, "correct": correct_answer,
-        "refine": refine, "quality_check": quality_check, "store_response": store_response,
+        "scope": scope, "resolve_followup": resolve_followup, "check_similarity": check_similarity,
+        "classify_intent": classify_intent, "extract_slots": extract_slots, "store_memory": store_memory,
+        "assemble_context": assemble_context, "retrieve": retrieve, "generate_answer": generate_answer,
+        "verify": verify_answer, "correct": correct_answer, "refine": refine, "quality_check": quality_check,
+        "store_response": store_response,
     }
     g = StateGraph(AgentState)
     for name in NODES:
@@ -58,7 +63,10 @@ def build_graph(deps: AgentDeps) -> Any:
     def after_scope(s: dict) -> str:
         if s.get("blocked"):
             return "store_response"
-        return "classify_intent" if s.get("greeting") else "check_similarity"
+        return "classify_intent" if s.get("greeting") else "resolve_followup"
+
+    def after_followup(s: dict) -> str:
+        return "store_response" if s.get("intent") == "clarify" else "check_similarity"
 
     def after_similarity(s: dict) -> str:
         if s.get("cache_hit"):  # the answer is cached, the user's own facts in this message are not
@@ -89,7 +97,8 @@ def build_graph(deps: AgentDeps) -> Any:
         return "store_response" if s.get("stop_reason") else "assemble_context"
 
     g.add_edge(START, "scope")
-    g.add_conditional_edges("scope", after_scope, ["store_response", "check_similarity", "classify_intent"])
+    g.add_conditional_edges("scope", after_scope, ["store_response", "resolve_followup", "classify_intent"])
+    g.add_conditional_edges("resolve_followup", after_followup, ["store_response", "check_similarity"])
     g.add_conditional_edges("check_similarity", after_similarity, ["classify_intent", "extract_slots", "store_response"])
     g.add_conditional_edges("classify_intent", after_intent, ["store_response", "assemble_context", "extract_slots"])
     g.add_edge("extract_slots", "store_memory")

@@ -17,14 +17,15 @@ from yaksa.scope.decision import ScopeDecision
 
 class AgentState(TypedDict, total=False):
     # input
-    question: str
+    question: str                  # what every node after resolve_followup answers: standalone
+    asked: str                     # the user's own words when `question` was resolved from them
     user_id: str
     profile_name: str
     flags: AgentFlags
     # scope, intent and context
     scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
     greeting: bool                 # "안녕하세요": answered with a fixed reply, never refused or cached
-    intent: str                    # "out_of_scope" | "chitchat" | "question" | "statement"
+    intent: str                    # "out_of_scope" | "chitchat" | "clarify" | "question" | "statement"
     complexity: str                # none | simple | moderate | complex
     k: int
     slots: list[SlotItem]

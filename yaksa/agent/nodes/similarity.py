@@ -4,6 +4,10 @@ Why only for users with no remembered profile (before this turn): an answer pers
 not be served to another, and a generic cached answer would drop this user's personalisation. The
 cache key's entities are every concept and demographic slot of the question (drugs, conditions,
 symptoms, pregnancy, age group), so "임신 중인데 타이레놀" never hits "타이레놀".
+
+Follow-ups: `resolve_followup` runs first, so the cache only ever sees a standalone question ("페니라민정은
+하루에 몇 번 먹어요?"); "그 약은 하루에 몇 번 먹어요?" itself, whose answer depends on whose conversation it
+is, is neither looked up nor stored (it is resolved, or the user is asked which drug).
 """
 
 from __future__ import annotations
@@ -65,7 +69,9 @@ def store_response(deps: AgentDeps):
         if state.get("blocked"):  # an out-of-scope question is kept nowhere, not even in the history
             turn.notes["stored_in_cache"] = stored
             return {}
-        deps.store_for(state["flags"]).add_turn(state["user_id"], state["question"], state.get("answer", ""))
+        # the history keeps what the user typed ("그 약은 …?"); the cache only the standalone question
+        said = state.get("asked") or state["question"]
+        deps.store_for(state["flags"]).add_turn(state["user_id"], said, state.get("answer", ""))
         if (not state.get("cache_hit") and state.get("verified") and not state.get("blocked")
                 and state.get("intent") == "question" and state.get("citations") and state.get("cacheable")):
             payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],

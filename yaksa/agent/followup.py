@@ -1,0 +1,214 @@
+"""Follow-up questions that refer back ("그 약은 하루에 몇 번 먹어요?", "그거 부작용은요?"): which drug
+they mean, and the standalone question the rest of the turn works on.
+
+Why: patients talk in turns. "그 약" names no drug, so a search for it finds whatever text mentions
+dosing, and an answer cached for another user's "그 약" would describe another user's drug. The
+referent is taken from the user's own conversation (`ProfileStore.recent_turns`), newest turn first:
+  1. the drugs the user's question of that turn named ("신일폴산정을 먹어도 될까요?");
+  2. else the one product a cited answer of that turn was about (so "그 약은요?" after a follow-up
+     still resolves: that answer names the product);
+  3. else the turn before, up to the turns the history keeps.
+The first turn that names any drug decides: one drug → the referent; several → the user is asked which
+one (never a guess); none in the kept history → the user is asked to name the drug.
+
+The resolved question is the user's words with the referring words replaced by the drug's name, its
+particle agreeing ("그 약은" → "페니라민정은", "그걸" → "부루펜정을"): search, generation and the
+response cache see a question that stands on its own; the history keeps what the user typed.
+
+Usage:
+    r = resolve("그럼 그 약은 하루에 몇 번 먹어요?", history, catalog.link)
+    r.refers_back, r.referent.name, r.question   # True, "페니라민정", "그럼 페니라민정은 하루에 몇 번 먹어요?"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
+from yaksa.retrieval.linking import Linking
+
+Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle
+MAX_CANDIDATES = 4                       # drugs listed when asking which one was meant
+
+# particle meanings, each as (after a final consonant, after a vowel)
+_PAIRS: dict[str, tuple[str, str]] = {
+    "topic": ("은", "는"), "subject": ("이", "가"), "object": ("을", "를"), "and": ("과", "와"),
+    "with": ("이랑", "랑"), "by": ("으로", "로"),
+}
+_PARTICLE_MEANING: dict[str, str] = {
+    "은": "topic", "는": "topic", "이": "subject", "가": "subject", "을": "object", "를": "object",
+    "과": "and", "와": "and", "이랑": "with", "랑": "with", "으로": "by", "로": "by",
+}
+_FIXED_PARTICLES = ("하고", "에게", "에는", "에서", "도", "만", "의", "에", "보다", "처럼")
+# contracted pronouns carry their particle: 그건 = 그것은, 그걸 = 그것을, 그게 = 그것이
+_CONTRACTED = {"건": "topic", "걸": "object", "게": "subject"}
+
+_NOUN = r"(?:약물|약|제품|연고|파스|시럽|물약|알약|안약)"
+_PARTICLE = r"(?:이랑|하고|으로|에게|에는|에서|보다|처럼|은|는|이|가|을|를|과|와|랑|도|만|의|에|로)"
+_REFERRING = re.compile(
+    r"(?<![가-힣])(?P<lead>(?:아까|방금|앞에서|위에서|말씀하신|얘기한|말한|추천해\s*주신|알려\s*주신)\s+)?"
+    r"(?:(?:그|이|저)\s*" + _NOUN + r"(?P<p1>" + _PARTICLE + r")?"
+    r"|(?:그|이|저)(?:거|것)(?P<p2>" + _PARTICLE + r")?"
+    r"|(?:그|이|저)(?P<c>[건걸게]))"
+    r"(?![가-힣])"
+)
+_PARENS = re.compile(r"\([^)]*\)|\[[^]]*\]")
+
+
+@dataclass(frozen=True)
+class Referent:
+    """The drug a follow-up refers to, and where in the conversation it was found."""
+
+    name: str               # how the resolved question names it ("페니라민정")
+    source: str             # "question" (the user named it) | "answer" (a cited answer was about it)
+    turns_back: int         # 1 = the previous turn
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "turns_back": self.turns_back}
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a question refers back to; `question` is the standalone question (the input when none)."""
+
+    question: str
+    expression: str = ""                 # the referring words ("그 약은"); "" when it refers to nothing
+    referent: Referent | None = None
+    candidates: tuple[str, ...] = ()     # several drugs in the turn it refers to: ask which one
+
+    @property
+    def refers_back(self) -> bool:
+        return bool(self.expression)
+
+    @property
+    def resolved(self) -> bool:
+        return self.referent is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expression": self.expression, "resolved": self.resolved,
+                "referent": self.referent.to_json() if self.referent else None,
+                "candidates": list(self.candidates), "question": self.question}
+
+
+def has_final(word: str) -> bool:
+    """Does the word end in a consonant when read (decides 은/는, 이/가, 을/를 ...)?"""
+    word = re.sub(r"[^0-9A-Za-z가-힣]+$", "", word)
+    if not word:
+        return False
+    last = word[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - 0xAC00) % 28 != 0
+    if last.isdigit():
+        return last in "013678"          # 영, 일, 삼, 육, 칠, 팔
+    return last.lower() in "lmnr"         # 엘, 엠, 엔, 알
+
+
+def with_particle(name: str, meaning: str) -> str:
+    """`name` followed by the particle of `meaning` that agrees with its last sound."""
+    if meaning in _PAIRS:
+        consonant, vowel = _PAIRS[meaning]
+        if meaning == "by" and name and "가" <= name[-1] <= "힣" and (ord(name[-1]) - 0xAC00) % 28 == 8:
+            return name + vowel           # a final ㄹ takes 로: "시럽" 으로, "타이레놀" 로
+        return name + (consonant if has_final(name) else vowel)
+    return name + meaning
+
+
+def referring_expression(question: str) -> re.Match[str] | None:
+    """The first words of `question` that point back at a drug ("그 약은", "그거", "아까 그 약을")."""
+    if not isinstance(question, str):
+        raise TypeError(f"referring_expression() expects str, got {type(question).__name__}")
+    return _REFERRING.search(question)
+
+
+def _particle_of(match: re.Match[str]) -> str:
+    """The particle the referring words carried, as a meaning (or a fixed particle), "" for none."""
+    if match.group("c"):
+        return _CONTRACTED[match.group("c")]
+    particle = match.group("p1") or match.group("p2") or ""
+    return _PARTICLE_MEANING.get(particle, particle)
+
+
+def bare_name(mention: str, link: Link) -> str:
+    """A linked drug word without its trailing particle ("신일폴산정을" → "신일폴산정"), when the shorter
+    word still names the same products; the word as it is otherwise ("판콜에이" stays)."""
+    groups = link(mention).groups
+    for particle in sorted((*_PARTICLE_MEANING, *_FIXED_PARTICLES), key=len, reverse=True):
+        if mention.endswith(particle) and len(mention) > len(particle) + 1:
+            shorter = mention[: -len(particle)]
+            found = link(shorter)
+            if found.named and found.groups == groups:
+                return shorter
+    return mention
+
+
+def _question_drugs(text: str, link: Link) -> list[str]:
+    """The drugs a user's message names, as bare words, in order, without repeats."""
+    linking = link(text)
+    return list(dict.fromkeys(bare_name(m, link) for m in linking.mentions))
+
+
+def _answer_products(text: str, link: Link) -> list[str]:
+    """The products a cited answer is about: product names it links by name (not by ingredient or
+    brand, which the parenthesised ingredient of every title would add), distinct."""
+    if not CITATION.search(text):
+        return []          # a fixed reply (acknowledgement, refusal, a question back) is about no product
+    linking = link(_PARENS.sub(" ", text))
+    names = [p.name for p in linking.products if p.via in ("name", "stem", "tail")]
+    return list(dict.fromkeys(names))
+
+
+def _turns_newest_first(history: Sequence[dict[str, str]]) -> list[tuple[str, str]]:
+    """(user message, assistant message) pairs, newest first, from chat messages oldest first."""
+    pairs: list[tuple[str, str]] = []
+    user: str | None = None
+    for message in history:
+        if message.get("role") == "user":
+            user = message.get("content", "")
+        elif message.get("role") == "assistant" and user is not None:
+            pairs.append((user, message.get("content", "")))
+            user = None
+    return pairs[::-1]
+
+
+def _rewrite(question: str, match: re.Match[str], name: str) -> str:
+    """The question with the referring words replaced by `name` (its particle agreeing)."""
+    replaced = with_particle(name, _particle_of(match)) if _particle_of(match) else name
+    return question[: match.start()] + replaced + question[match.end():]
+
+
+def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None) -> Resolution:
+    """The drug `question` refers back to, from the user's own history (see the module doc)."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    match = referring_expression(question)
+    if match is None:
+        return Resolution(question)
+    expression = match.group(0).strip()
+    if link is None:   # a bundle without drug products: nothing to resolve against
+        return Resolution(question, expression)
+    if link(question[: match.start()]).named:
+        # "타이레놀 먹어도 돼요? 그거 하루 몇 번?": the drug is named before the pointer, in this message
+        return Resolution(question)
+    for back, (asked, answered) in enumerate(_turns_newest_first(history), start=1):
+        for source, drugs in (("question", _question_drugs(asked, link)), ("answer", _answer_products(answered, link))):
+            if len(drugs) == 1:
+                referent = Referent(drugs[0], source, back)
+                return Resolution(_rewrite(question, match, drugs[0]), expression, referent)
+            if drugs:
+                return Resolution(question, expression, candidates=tuple(drugs[:MAX_CANDIDATES]))
+    return Resolution(question, expression)
+
+
+def clarify_reply(resolution: Resolution) -> str:
+    """The question back when the referent is unknown or ambiguous: which drug is meant (no guess)."""
+    if resolution.candidates:
+        listed = with_particle(", ".join(resolution.candidates), "subject")
+        ask = (f"앞선 대화에 {listed} 함께 나와서 어느 약을 말씀하시는지 확실하지 않아요. "
+               "약 이름을 넣어 다시 물어봐 주세요.")
+    else:
+        ask = ("어떤 약을 말씀하시는지 앞선 대화에서 찾지 못했어요. "
+               "약 이름을 넣어 다시 물어봐 주세요 (예: \"타이레놀은 하루에 몇 번 먹어요?\").")
+    return f"{ask} {SAFETY_LINE_KO}"

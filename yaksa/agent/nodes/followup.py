@@ -1,0 +1,36 @@
+"""resolve_followup: a question that refers back ("그 약은 하루에 몇 번 먹어요?") becomes a standalone
+question about the drug it means, or the user is asked which drug (see `yaksa.agent.followup`).
+
+Why here, after `scope` and before `check_similarity`: an out-of-scope message is refused before its
+history is read, and the shared response cache must only ever see the standalone question, never
+"그 약은 …", whose answer depends on whose conversation it is. Every later node (cache, search,
+generation, verification) works on the standalone `question`; the history keeps the user's own
+words (`asked`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yaksa.agent.deps import AgentDeps
+from yaksa.agent.followup import clarify_reply, referring_expression, resolve
+from yaksa.agent.turn import TurnContext
+
+
+def resolve_followup(deps: AgentDeps):
+    def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        question = state["question"]
+        if referring_expression(question) is None:   # most questions: no history read at all
+            return {}
+        history = deps.store_for(state["flags"]).recent_turns(state["user_id"], deps.params.history_turns)
+        catalog = deps.searcher.catalog
+        resolution = resolve(question, history, catalog.link if catalog is not None else None)
+        turn.notes["followup"] = resolution.to_json()
+        if not resolution.refers_back:
+            return {}
+        if resolution.resolved:
+            return {"question": resolution.question, "asked": question}
+        # no referent, or several: ask which drug rather than answer about a guess
+        return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False,
+                "asked": question}
+    return run
