@@ -106,3 +106,13 @@ def test_rows_with_metadata_finds_rows_by_a_metadata_value(tmp_path) -> None:
         assert store.rows_with_metadata("section_key", "storage") == frozenset()
     finally:
         store.close()
+
+
+def test_the_file_is_read_once_at_open(store_path: Path, docs: list) -> None:
+    store = DocStore(store_path)
+    store_path.unlink()   # queries never go back to the file: it was read into memory at open
+    assert store.get([3, 1]) == [docs[3], docs[1]] and store.row_of(docs[5].doc_id) == 5
+    assert store.rows_with_metadata("item_seq", "4") == frozenset({4})
+    store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        store.row_of(docs[5].doc_id)
