@@ -132,3 +132,27 @@ def test_resolve_bundle(build, indexes_root: Path) -> None:
     (indexes_root / "CURRENT").write_text("../../etc\n")
     with pytest.raises(BundleError, match="invalid version name"):
         resolve_bundle(indexes_root)
+
+
+def test_the_float16_search_returns_what_the_flat_search_returns(build, monkeypatch: pytest.MonkeyPatch) -> None:
+    import faiss
+
+    from yaksa.index import reader
+    from yaksa.index.dense import search_dense
+
+    monkeypatch.setattr(reader, "FP16_MIN_VECTORS", 1)   # the tiny collections take the large-index path
+    drugs, health = drug_collection(), health_collection()
+    rng = np.random.default_rng(7)
+    with open_bundle(build([drugs, health]), tokenizer=tokenizer_identity()) as bundle:
+        for coll, vectors in ((bundle.collections["drugs"], drugs.vectors), (bundle.collections["health"], health.vectors)):
+            assert isinstance(coll.searched, reader.RefinedSearch) and isinstance(coll.dense, faiss.IndexFlat)
+            queries = [*vectors, *rng.standard_normal((20, vectors.shape[1])).astype(np.float32)]
+            for q in queries:
+                for k in (1, 3, coll.count + 2):
+                    rows, scores = coll.dense_search(q, k)
+                    flat_rows, flat_scores = search_dense(coll.dense, q, k)
+                    assert rows.tolist() == flat_rows.tolist()
+                    assert scores == pytest.approx(flat_scores, abs=1e-6)   # re-scored in float32
+    monkeypatch.setattr(reader, "FP16_MIN_VECTORS", 10**9)
+    with open_bundle(build([drugs], version="small"), tokenizer=tokenizer_identity()) as bundle:
+        assert bundle.collections["drugs"].searched is bundle.collections["drugs"].dense

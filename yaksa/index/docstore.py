@@ -90,7 +90,7 @@ class DocStore:
             raise FileNotFoundError(f"{self.path}: docstore file not found")
         con = duckdb.connect(str(self.path), read_only=True)
         try:
-            table = con.execute(f"SELECT row_id, {', '.join(COLUMNS)} FROM {TABLE} ORDER BY row_id").to_arrow_table()
+            table = con.sql(f"SELECT row_id, {', '.join(COLUMNS)} FROM {TABLE} ORDER BY row_id").to_arrow_table()
         finally:
             con.close()
         row_ids = table.column("row_id").to_numpy()
