@@ -7,13 +7,13 @@ from typing import Any
 from prefect import get_run_logger, task
 
 from yaksa.config import Settings
-from yaksa.evaluation.dialogues.study import run_full_study
+from yaksa.evaluation.dialogues.run import run_full_study
 from yaksa.retrieval.loader import load_published
 
 
 @task(name="dialogue-study")
 def dialogue_study(settings: Settings, personas: int = 80, profiles: list[str] | None = None,
-                   trials: int = 1) -> dict[str, Any]:
+                   trials: int | None = None) -> dict[str, Any]:
     logger = get_run_logger()
     loaded = load_published(settings.paths.indexes)
     try:

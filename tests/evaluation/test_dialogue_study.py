@@ -1,26 +1,18 @@
-"""The dialogue study end to end on the tiny bundle: two profiles answer the same two hand-made
-dialogues; rows, identical-profile detection, paired comparisons and the report."""
+"""The dialogue study end to end on the tiny bundle: three profiles answer the same two hand-made
+dialogues and the full profile answers their questions cold; rows, identical-profile detection, paired
+comparisons (ablations and cold vs dialogue) and the report."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from yaksa.config import load_settings
+from yaksa.evaluation.dialogues.analysis import compare_cold, compare_profiles, identical_profiles, summary
 from yaksa.evaluation.dialogues.report import write_report
-from yaksa.evaluation.dialogues.study import (
-    REFERENCE,
-    StudyResult,
-    TurnRow,
-    compare_profiles,
-    identical_profiles,
-    persona_cautions,
-    run_study,
-    summary,
-)
+from yaksa.evaluation.dialogues.study import REFERENCE, StudyResult, TurnRow, persona_cautions, run_study
 from yaksa.retrieval.loader import load_published
 
 
@@ -82,19 +74,36 @@ def test_every_profile_answers_every_turn_with_its_metrics(study: StudyResult) -
     assert "follow_up_resolved" in next(r for r in full if r.pid == "p1" and r.turn == 5).metrics
 
 
-def test_comparisons_report_and_summary(study: StudyResult, tmp_path: Path) -> None:
+def test_the_question_turns_are_asked_cold_by_fresh_users(study: StudyResult) -> None:
+    assert [(r.pid, r.turn, r.kind) for r in study.cold] == [
+        (p, t, k) for p in ("p1", "p2") for t, k in ((2, "symptom_question"), (4, "caution_question"), (5, "follow_up"))]
+    assert all(r.profile == REFERENCE and "profile_recall" not in r.metrics for r in study.cold)
+    cold_caution = next(r for r in study.cold if r.pid == "p1" and r.turn == 4)
+    assert cold_caution.metrics["product_hit"] == 1.0 and cold_caution.answered   # the name alone finds it
+    # cold, "그 약" refers to nothing: the follow-up cannot be answered from the product of turn 4
+    assert all(r.metrics["follow_up_resolved"] == 0.0 for r in study.cold if r.kind == "follow_up")
+
+
+def test_comparisons_report_and_summary(study: StudyResult, tiny_project: Path, tmp_path: Path) -> None:
+    flags = load_settings(tiny_project / "params.yaml").agent.profiles
     comparisons = compare_profiles(study, resamples=500)
     assert {c.profile for c in comparisons} == {"baseline", "self_refine_heuristic"}
     recall = next(c for c in comparisons if c.profile == "baseline" and c.metric == "profile_recall")
     assert recall.delta < 0 and recall.n == 2
     assert all(0 <= c.p_holm <= 1 for c in comparisons)
-    report = write_report(study, comparisons, tmp_path / "report")
+    cold = compare_cold(study, resamples=500)
+    assert {c.metric for c in cold} >= {"product_hit", "follow_up_resolved", "latency_ms"}
+    assert all(c.n == 2 and c.profile == REFERENCE for c in cold)
+    report = write_report(study, comparisons, tmp_path / "report", cold=cold,
+                          judged={"ran": False, "note": "LLM-judged metrics not run"}, flags=flags)
     text = report.read_text("utf-8")
     assert "## Comparisons with the full profile" in text and "profile_recall" in text
+    assert "## Single turn vs multi-turn" in text and "| cold |" in text
+    assert "need an LLM endpoint" in text and "baseline: `mode: llm`" in text
     assert all((tmp_path / "report" / name).stat().st_size > 1000
                for name in ("metrics.png", "recall_by_turn.png", "latency.png"))
-    data = summary(study, comparisons, str(report))
-    assert data["personas"] == 2 and data["turns"] == 10
+    data = summary(study, comparisons, str(report), cold)
+    assert data["personas"] == 2 and data["turns"] == 10 and len(data["cold_vs_dialogue"]) == len(cold)
     assert set(data["profiles"]) == {REFERENCE, "baseline", "self_refine_heuristic"}
 
 

@@ -1,15 +1,18 @@
-"""The dialogue study's report: Markdown with the comparisons table, and PNG plots (per-profile metric
-bars with 95% CIs, per-turn profile-recall curves, latency per profile).
+"""The dialogue study's report: Markdown with the comparisons table, the cold-vs-dialogue table, what
+needs an LLM endpoint, and PNG plots (per-profile metric bars with 95% CIs, per-turn profile-recall
+curves, latency per profile).
 
 Why beside the numbers: an ablation's worth is read from its CI against the full profile, and context
-loss from the recall curve across turns; the plots show both at a glance.
+loss from the recall curve across turns; the plots show both at a glance. Why the LLM section even
+offline: a profile that only differs with an LLM must not be read as a mechanism that does nothing.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -18,29 +21,33 @@ matplotlib.use("Agg")  # headless
 import matplotlib.pyplot as plt
 
 from yaksa.atomicio import atomic_write_text
-from yaksa.evaluation.dialogues.study import (
-    REFERENCE,
-    StudyResult,
+from yaksa.config import AgentFlags
+from yaksa.evaluation.dialogues.analysis import (
+    cold_means,
+    differing_flags,
     identical_profiles,
     persona_means,
     profile_means,
     recall_by_turn,
 )
+from yaksa.evaluation.dialogues.study import LLM_METRICS, QUESTION_KINDS, REFERENCE, StudyResult
 from yaksa.evaluation.paired import PairedComparison, bootstrap_ci
 from yaksa.reporting import fmt_delta, fmt_num, fmt_p, md_table
 
 QUALITY = ("profile_recall", "personalisation", "product_hit", "follow_up_resolved", "citation_validity",
-           "number_grounding", "safety_sentence")
+           "number_grounding", "safety_sentence", *LLM_METRICS)
 ALPHA = 0.05
 
 
 def _bars(study: StudyResult, path: Path) -> None:
     profiles = study.profiles()
-    fig, axes = plt.subplots(len(QUALITY), 1, figsize=(9, 2.2 * len(QUALITY)), sharex=True)
-    for ax, metric in zip(axes, QUALITY):
+    shown = [m for m in QUALITY if any(m in r.metrics for r in study.rows)]
+    fig, axes = plt.subplots(len(shown), 1, figsize=(9, 2.2 * len(shown)), sharex=True, squeeze=False)
+    axes = axes[:, 0]
+    for ax, metric in zip(axes, shown):
         means, errs = [], [[], []]
         for name in profiles:
-            values = list(persona_means(study, name, metric).values())
+            values = list(persona_means(study.rows, name, metric).values())
             mean = statistics.fmean(values) if values else float("nan")
             low, high = bootstrap_ci(values, resamples=2_000) if len(values) > 1 else (mean, mean)
             means.append(mean)
@@ -82,17 +89,62 @@ def _latency(study: StudyResult, path: Path) -> None:
     plt.close(fig)
 
 
-def comparisons_table(comparisons: Sequence[PairedComparison]) -> list[str]:
+def _unchanged(c: PairedComparison) -> bool:
+    return c.delta == 0 and c.ci == (0.0, 0.0)
+
+
+def comparisons_table(comparisons: Sequence[PairedComparison], baseline: str = REFERENCE,
+                      variant: str = "profile mean") -> list[str]:
+    """The comparisons that changed anything (Δ = variant − baseline)."""
     rows = [[c.profile, c.metric, c.n, fmt_num(c.baseline_mean), fmt_num(c.variant_mean), fmt_delta(c.delta),
              f"[{fmt_delta(c.ci[0])}, {fmt_delta(c.ci[1])}]", fmt_p(c.p_t), fmt_p(c.p_wilcoxon), fmt_p(c.p_holm),
              fmt_num(c.d_z), fmt_num(c.d_av), "yes" if c.p_holm < ALPHA else ""]
-            for c in comparisons if c.delta != 0 or c.ci != (0.0, 0.0)]
-    return md_table(["profile", "metric", "n", REFERENCE, "profile mean", "Δ", "95% CI (BCa)", "p (t)",
+            for c in comparisons if not _unchanged(c)]
+    return md_table(["profile", "metric", "n", baseline, variant, "Δ", "95% CI (BCa)", "p (t)",
                      "p (Wilcoxon)", "p (Holm)", "d_z", "d_av", "significant"], rows)
 
 
-def write_report(study: StudyResult, comparisons: Sequence[PairedComparison], out_dir: Path,
-                 title: str = "Multi-turn dialogue study") -> Path:
+def cold_section(study: StudyResult, cold: Sequence[PairedComparison]) -> list[str]:
+    """The question turns asked cold beside the same turns in the dialogue."""
+    if not study.cold:
+        return ["not run"]
+    means = cold_means(study)
+    metrics = [m for m in means["cold"] if m in means["dialogue"]]
+    unchanged = [c.metric for c in cold if _unchanged(c)]
+    return [(f"The `{REFERENCE}` profile answered the {', '.join(QUESTION_KINDS)} turns again, each as a fresh "
+            "user with no profile and no history; paired per persona with the same turns in the dialogue "
+            "(Δ = cold − dialogue: negative where the conversation helps; Holm across this table)."), "",
+            *md_table(["question turns", *metrics],
+                      [[mode, *(fmt_num(means[mode].get(m)) for m in metrics)] for mode in ("dialogue", "cold")]),
+            "", *comparisons_table(cold, "dialogue", "cold"), "",
+            f"No difference on any persona: {', '.join(unchanged) or 'none'}."]
+
+
+def llm_section(study: StudyResult, judged: Mapping[str, Any], flags: Mapping[str, AgentFlags]) -> list[str]:
+    """What the LLM judge did, or plainly that it needs an endpoint and which profiles only differ with one."""
+    if judged.get("ran"):
+        rates = ", ".join(f"{m} {v:.1%}" for m, v in judged.get("nan_rate", {}).items())
+        return [(f"Faithfulness and answer relevancy judged by `{judged['model']}` through the regression's "
+                f"answer evaluation (ragas), K = {judged['k']} scores per answer averaged; {judged['judged']} "
+                f"answers judged, {judged['skipped']} skipped (no answer or no evidence); NaN share {rates}"
+                f"{'' if judged.get('ok') else ' — above the regression limit, read these means with care'}.")]
+    lines = [(f"**{judged.get('note', 'not run')}.** Faithfulness and answer relevancy need an LLM endpoint "
+             "(`YAKSA_LLM_BASE_URL`; see `yaksa/llm/config.py`), and so does every LLM role of the agent: offline "
+             "the router, judge and rewriter fall back to their offline steps.")]
+    llm_mode = [p for p in study.profiles() if p in flags and flags[p].mode == "llm"]
+    if llm_mode:
+        lines.append(f"- {', '.join(llm_mode)}: `mode: llm`, the LLM alone — offline it has no generator, so "
+                     "its answers are measured only with an endpoint.")
+    for group in identical_profiles(study):
+        if all(p in flags for p in group):
+            lines.append(f"- {', '.join(group)}: identical offline; they differ only in "
+                         f"{', '.join(differing_flags(group, flags)) or 'nothing'}, which act with an LLM.")
+    return lines
+
+
+def write_report(study: StudyResult, comparisons: Sequence[PairedComparison], out_dir: Path, *,
+                 cold: Sequence[PairedComparison] = (), judged: Mapping[str, Any] | None = None,
+                 flags: Mapping[str, AgentFlags] | None = None, title: str = "Multi-turn dialogue study") -> Path:
     """report.md and its PNGs in `out_dir`; returns the Markdown path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     _bars(study, out_dir / "metrics.png")
@@ -101,10 +153,12 @@ def write_report(study: StudyResult, comparisons: Sequence[PairedComparison], ou
     means = profile_means(study)
     metrics = [m for m in (*QUALITY, "latency_ms", "llm_calls", "tokens") if any(m in v for v in means.values())]
     same = identical_profiles(study)
-    unchanged = [f"{c.profile} / {c.metric}" for c in comparisons if c.delta == 0 and c.ci == (0.0, 0.0)]
+    unchanged = [f"{c.profile} / {c.metric}" for c in comparisons if _unchanged(c)]
+    trials = len({r.trial for r in study.rows})
     intro = (f"{len({r.pid for r in study.rows})} personas, {len({(r.pid, r.turn) for r in study.rows})} turns per "
-             f"profile, profiles: {', '.join(study.profiles())}; each compared with `{REFERENCE}` paired per "
-             "persona (Δ = profile − reference; two-sided tests; Holm across the whole table).")
+             f"profile, {trials} trial(s), profiles: {', '.join(study.profiles())}; each compared with "
+             f"`{REFERENCE}` paired per persona (Δ = profile − reference; two-sided tests; Holm across the "
+             "whole table).")
     lines = [f"# {title}", "", intro, "",
              "## Means per profile", "",
              *md_table(["profile", *metrics], [[p, *(fmt_num(v.get(m)) for m in metrics)] for p, v in means.items()]),
@@ -113,6 +167,8 @@ def write_report(study: StudyResult, comparisons: Sequence[PairedComparison], ou
              *([(f"- {', '.join(g)}: the same answer and citations on every turn — offline these mechanisms "
                  "change nothing, so their differences are not costs") for g in same] or ["none"]), "",
              f"Comparisons with no difference on any persona (omitted above): {', '.join(unchanged) or 'none'}.", "",
+             "## Single turn vs multi-turn (the same questions asked cold)", "", *cold_section(study, cold), "",
+             "## LLM-judged metrics and LLM-only mechanisms", "", *llm_section(study, judged or {}, flags or {}), "",
              "![metrics](metrics.png)", "", "![profile recall by turn](recall_by_turn.png)", "",
              "![latency](latency.png)", ""]
     path = out_dir / "report.md"
