@@ -271,12 +271,13 @@ def eval_critique(
 def eval_dialogues(
     personas: Annotated[int, typer.Option(min=1, help="Synthea personas (5 turns each)")] = 80,
     profiles: Annotated[str, typer.Option(help="comma-separated ablation profiles (default: all)")] = "",
-    trials: Annotated[int, typer.Option(min=1, help="runs per profile (offline the agent is deterministic)")] = 1,
+    trials: Annotated[int | None, typer.Option(
+        min=1, help="runs per profile (default: 1 offline, where the agent is deterministic; 3 with an LLM)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
     """Simulated 5-turn patient dialogues under every ablation profile, paired per persona (README: Agent)."""
-    from yaksa.evaluation.dialogues.study import run_full_study
+    from yaksa.evaluation.dialogues.run import run_full_study
     from yaksa.retrieval.loader import load_published
 
     s = _settings(params)
@@ -293,11 +294,17 @@ def eval_dialogues(
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
-    typer.echo(f"{result['personas']} personas, {result['turns']} turns; report: {result['report']}")
+    typer.echo(f"{result['personas']} personas, {result['turns']} turns, {result['trials']} trial(s) in "
+               f"{result['runtime_s']} s; report: {result['report']}")
     for name, means in result["profiles"].items():
         typer.echo(f"  {name:28s} " + "  ".join(f"{k}={v}" for k, v in means.items() if k != "tokens"))
     for group in result["identical"]:
-        typer.echo(f"  identical offline: {', '.join(group)}")
+        typer.echo(f"  identical: {', '.join(group)}")
+    for c in result["cold_vs_dialogue"]:
+        if c["delta"]:
+            typer.echo(f"  cold - dialogue  {c['metric']:20s} {c['delta']:+.3f}  p(Holm) {c['p_holm']:.3g}")
+    if not result["llm"]["ran"]:
+        typer.echo(f"  {result['llm']['note']}")
 
 
 @eval_app.command("critique-threshold")
