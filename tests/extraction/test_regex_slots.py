@@ -62,6 +62,63 @@ def test_vitals_and_labs(text: str, expected: tuple) -> None:
     assert slots(text) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # how the dialogue study's patients say them
+        ("어제 혈압 재보니 123에 79 나왔어요.", ("vitals", "blood_pressure", "123/79", "mmHg")),
+        ("혈압이 130에 80 정도예요", ("vitals", "blood_pressure", "130/80", "mmHg")),
+        ("아이 체중은 11.6kg 정도 나가요.", ("vitals", "weight", 11.6, "kg")),
+        ("참, 아이 몸무게는 17.2킬로예요.", ("vitals", "weight", 17.2, "kg")),
+        ("몸무게는 60이에요", ("vitals", "weight", 60.0, "kg")),
+        ("I weigh 150 lbs", ("vitals", "weight", 68.0, "kg")),
+    ],
+)
+def test_spoken_readings(text: str, expected: tuple) -> None:
+    assert slots(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("6살 된 아들 때문에 여쭤봐요.", [("demographics", "age", 6.0, "years"), ("demographics", "gender", "male", None)]),
+        ("5살 된 딸 때문에 여쭤봐요.", [("demographics", "age", 5.0, "years"),
+                                   ("demographics", "gender", "female", None)]),
+        ("딸이 5살이에요", [("demographics", "gender", "female", None), ("demographics", "age", 5.0, "years")]),
+        # no age beside it: the son may be someone else than the patient
+        ("아들이 사다 준 약인데 먹어도 돼요?", []),
+        ("딸기 먹어도 돼요?", []),
+        ("딸꾹질이 안 멈춰요", []),
+    ],
+)
+def test_a_child_is_a_son_or_daughter_only_beside_their_age(text: str, expected: list[tuple]) -> None:
+    assert slots(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "allergies"),
+    [
+        ("아스피린 알레르기가 있어요.", ["아스피린 알레르기"]),
+        ("리시노프릴에 알레르기가 있어요.", ["리시노프릴 알레르기"]),
+        ("페니실린과 설파제 항생제 알레르기가 있어요.", ["페니실린 알레르기", "설파제 항생제 알레르기"]),
+        ("페니실린, 아스피린에 알레르기가 있어요", ["페니실린 알레르기", "아스피린 알레르기"]),
+        ("아스피린하고 설파제 항생제 알레르기가 있어요.", ["아스피린 알레르기", "설파제 항생제 알레르기"]),
+        ("아이가 세프디니르에 알레르기가 있어요.", ["세프디니르 알레르기"]),
+        ("병원에 다니고 있고 페니실린 알레르기가 있어요", ["페니실린 알레르기"]),
+        ("페니실린 알레르기가 있는데 아목시실린 먹어도 돼요?", ["페니실린 알레르기"]),
+        # not stated, or not an allergen
+        ("페니실린 알레르기가 있으면 먹으면 안 되나요?", []),
+        ("페니실린 알레르기는 없어요", []),
+        ("알레르기 비염이 있어요", []),
+        ("알레르기가 있어요", []),
+    ],
+)
+def test_allergies_are_conditions_one_per_allergen(text: str, allergies: list[str]) -> None:
+    found = [i for i in regex_slots(text) if i.slot_type == "conditions"]
+    assert [i.name for i in found] == allergies
+    assert all(i.concept_id is None and i.text in text and i.text.endswith("알레르기") for i in found)
+
+
 def test_surface_text_is_kept() -> None:
     (item,) = regex_slots("혈압이 150/95예요")
     assert item.text == "혈압이 150/95"
@@ -77,6 +134,11 @@ def test_surface_text_is_kept() -> None:
         "65세 이상은 몇 알 먹나요?",     # a dosing rule, not the patient's age
         "남자친구가 물어봐서요",          # not the patient's gender
         "HbA1c 75",                    # implausible percent
+        "150에 95 나왔어요",             # two numbers, but the sentence does not say blood pressure
+        "체중이 5kg 빠졌어요",            # a change, not the weight
+        "몸무게 60킬로 넘어요",           # a bound
+        "체중이 3개월 동안 줄었어요",       # another unit
+        "체중 1kg당 10mg",              # a dosing rule
     ],
 )
 def test_no_false_slots(text: str) -> None:

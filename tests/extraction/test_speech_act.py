@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from yaksa.extraction.slots import SlotItem
-from yaksa.extraction.speech_act import clauses, message_kind, question_part, takes_medication
+from yaksa.extraction.speech_act import clause_at, clauses, message_kind, question_part, takes_medication
 
 QUESTIONS = [
     # the reported defects
@@ -157,6 +157,25 @@ TAKING = [
 @pytest.mark.parametrize(("clause", "expected"), TAKING)
 def test_takes_medication(clause: str, expected: bool | None) -> None:
     assert takes_medication(clause) is expected
+
+
+@pytest.mark.parametrize(("text", "drug"), [
+    # a list joined by 하고 is one clause: every drug of it is taken (the dialogue study found these lost)
+    ("지금 에스시탈로프람, 부스피론, 세르트랄린하고 페니실린 항생제를 복용 중이에요.", "세르트랄린"),
+    ("약은 페니실린 항생제하고 히드로클로로티아지드를 먹고 있어요.", "페니실린"),
+    ("매일 나프록센, 리튬하고 암로디핀을 챙겨 먹어요.", "리튬"),
+])
+def test_a_list_joined_by_hago_is_taken_as_a_whole(text: str, drug: str) -> None:
+    assert takes_medication(clause_at(text, text.index(drug))) is True
+    assert message_kind(text, []) == "statement"
+
+
+def test_hago_between_clauses_still_splits() -> None:
+    # a verb with 하고 ("복용하고") ends its clause: taking one drug, asking about the other
+    text = "타이레놀 복용하고 아스피린을 먹어도 돼요?"
+    assert takes_medication(clause_at(text, 0)) is True
+    assert takes_medication(clause_at(text, text.index("아스피린"))) is None
+    assert [c.kind for c in clauses("기침하고 콧물을 흘려요")] == ["symptom", "symptom"]
 
 
 QUESTION_PARTS = [

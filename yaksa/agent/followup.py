@@ -53,7 +53,7 @@ _REFERRING = re.compile(
     r"(?:(?:그|이|저)\s*" + _NOUN + r"(?P<p1>" + _PARTICLE + r")?"
     r"|(?:그|이|저)(?:거|것)(?P<p2>" + _PARTICLE + r")?"
     r"|(?:그|이|저)(?P<c>[건걸게]))"
-    r"(?![가-힣])"
+    r"(?!(?!요)[가-힣])"            # the word ends here ("그 약은요?" too), so "그 약국", "이것저것" do not count
 )
 _PARENS = re.compile(r"\([^)]*\)|\[[^]]*\]")
 
@@ -131,23 +131,35 @@ def _particle_of(match: re.Match[str]) -> str:
     return _PARTICLE_MEANING.get(particle, particle)
 
 
+def _products(linking: Linking) -> frozenset[str]:
+    return frozenset(p.item_seq for p in linking.products)
+
+
 def bare_name(mention: str, link: Link) -> str:
     """A linked drug word without its trailing particle ("신일폴산정을" → "신일폴산정"), when the shorter
     word still names the same products; the word as it is otherwise ("판콜에이" stays)."""
-    groups = link(mention).groups
+    products = _products(link(mention))
     for particle in sorted((*_PARTICLE_MEANING, *_FIXED_PARTICLES), key=len, reverse=True):
         if mention.endswith(particle) and len(mention) > len(particle) + 1:
-            shorter = mention[: -len(particle)]
-            found = link(shorter)
-            if found.named and found.groups == groups:
-                return shorter
+            shorter = link(mention[: -len(particle)])
+            if shorter.named and _products(shorter) == products:
+                return mention[: -len(particle)]
     return mention
 
 
 def _question_drugs(text: str, link: Link) -> list[str]:
-    """The drugs a user's message names, as bare words, in order, without repeats."""
+    """The drugs a user's message names, as bare words, in order; two words for the same products
+    ("페니라민정" found as a full name and as the word "페니라민정을") are one drug."""
     linking = link(text)
-    return list(dict.fromkeys(bare_name(m, link) for m in linking.mentions))
+    seen: set[tuple[str, ...]] = set()
+    names: list[str] = []
+    for mention, group in zip(linking.mentions, linking.groups, strict=False):
+        key = tuple(sorted(group))
+        if key and key in seen:
+            continue
+        seen.add(key)
+        names.append(bare_name(mention, link))
+    return list(dict.fromkeys(names))
 
 
 def _answer_products(text: str, link: Link) -> list[str]:

@@ -42,6 +42,12 @@ _HANGUL_SYLLABLE = re.compile(r"[가-힣]")
 # a word after "-고" that makes it part of one verb ("먹고 있어요", "알고 싶어요"), not "A and B"
 _AUXILIARY_AFTER_GO = re.compile(r"^(?:있|계|싶|나서|난|다니|다녀|말|봐|봤|났)")
 _NOUNS_ENDING_GO = frozenset({"최고", "참고", "사고", "경고", "광고", "신고", "창고", "재고", "보고"})
+# "A, B하고 C를 복용 중이에요": 하고 joins nouns of one list (the list's object and its taking verb follow),
+# so the clause, and whether the user takes A and B, is one
+_LIST_CONTINUES = re.compile(
+    r"^\s*[가-힣A-Za-z0-9\-]+(?:\s+[가-힣A-Za-z0-9\-]+){0,2}?(?:을|를)\s+(?:[가-힣]+\s+)?"
+    r"(?:먹|복용|챙겨|쓰|써|바르|발라|붙이|맞|사용|처방)"
+)
 # syllables that end the verb stem in "-어서/-아서" ("먹어서", "아파서", "나서", "해서")
 _SEO_STEMS = frozenset("어아해여라나워와져쳐려돼파러써봐펴겨셔내대개래거버커터퍼허")
 _EN_SPLIT = re.compile(
@@ -67,8 +73,9 @@ def _final_consonant(syllable: str) -> int:
     return (ord(syllable) - 0xAC00) % 28 if "가" <= syllable <= "힣" else -1
 
 
-def _splits_after(word: str, next_word: str | None) -> bool:
-    """Does a Korean clause end with this word (a connective ending, or a comma after a predicate)?"""
+def _splits_after(word: str, next_word: str | None, rest: str = "") -> bool:
+    """Does a Korean clause end with this word (a connective ending, or a comma after a predicate)?
+    `rest` is the sentence after the word."""
     bare = re.sub(r"[^가-힣]+$", "", word)
     if word.endswith((",", ";")) and bare and _predicate_end(bare):
         return True
@@ -82,6 +89,8 @@ def _splits_after(word: str, next_word: str | None) -> bool:
         return True
     if bare.endswith("서") and bare[-2] in _SEO_STEMS and not bare.endswith("에서"):
         return True
+    if bare.endswith("하고") and not _KO_TAKING.search(bare) and _LIST_CONTINUES.match(rest):
+        return False   # "세르트랄린하고 페니실린 항생제를 복용 중": a list, not two clauses
     if bare.endswith("고") and bare not in _NOUNS_ENDING_GO and next_word is not None:
         return not _AUXILIARY_AFTER_GO.match(next_word)
     return False
@@ -92,7 +101,7 @@ def _korean_pieces(sentence: str, offset: int) -> list[tuple[int, int]]:
     words = list(_WORD.finditer(sentence))
     for i, m in enumerate(words):
         nxt = words[i + 1].group(0) if i + 1 < len(words) else None
-        if nxt is not None and _splits_after(m.group(0), nxt):
+        if nxt is not None and _splits_after(m.group(0), nxt, sentence[m.end():]):
             spans.append((start, offset + m.end()))
             start = offset + words[i + 1].start()
     spans.append((start, offset + len(sentence)))
