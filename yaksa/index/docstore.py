@@ -4,11 +4,12 @@ Retrieval returns row numbers (BM25 and FAISS rows are positions in the collecti
 turns them back into `Document`s for citations. On disk it is one DuckDB file with typed columns
 (inspectable with SQL, checksummed in the manifest). At query time it is not queried: a DuckDB
 query per search cost ~2.5 ms of a ~5 ms hybrid search, so `DocStore` reads every column once when
-the bundle opens (one scan, ~0.1 s per 10k documents) into an immutable Arrow table and answers `get`
-with a `take` of the wanted rows (~0.05 ms). The price is memory: the collection's text once per
-worker process (the full bundle's ~29k documents: tens of MB), which a serving worker holds anyway
-as it is what answers are cited from. Lookups by doc_id and by a metadata value are dictionaries
-built once. Safe to share between threads: nothing is mutated after open.
+the bundle opens (one scan) into one Python list per column, and `get` builds the wanted rows'
+`Document`s from them (a few microseconds each; an Arrow `take` per query cost ~0.4 ms). The price is
+memory: the collection's text once per worker process (the full bundle's ~29k documents, 35 MB of
+UTF-8 text, about as much as Python strings), which is what answers are cited from. Lookups by
+doc_id and by a metadata value are dictionaries built once. Safe to share between threads: nothing
+is mutated after open, and each `get` returns new `Document`s (their metadata dicts are the caller's).
 
 Usage:
     write_docstore(path, documents)
@@ -96,17 +97,17 @@ class DocStore:
         row_ids = table.column("row_id").to_numpy()
         if (row_ids != range(len(row_ids))).any():
             raise ValueError(f"{self.path}: row_id is not 0..{len(row_ids) - 1} without gaps")
-        self._table: pa.Table | None = table.drop_columns(["row_id"]).combine_chunks()
+        self._columns: dict[str, list[str]] | None = {c: table.column(c).to_pylist() for c in COLUMNS}
         self._count = table.num_rows
-        self._row_of = {doc_id: row for row, doc_id in enumerate(table.column("doc_id").to_pylist())}
+        self._row_of = {doc_id: row for row, doc_id in enumerate(self._columns["doc_id"])}
         self._by_metadata: dict[str, dict[str, frozenset[int]]] = {}
         self._lock = threading.Lock()   # guards only the lazily built metadata indexes
 
-    def _rows_table(self) -> pa.Table:
-        table = self._table
-        if table is None:
+    def _open_columns(self) -> dict[str, list[str]]:
+        columns = self._columns
+        if columns is None:
             raise RuntimeError(f"{self.path}: docstore is closed")
-        return table
+        return columns
 
     def count(self) -> int:
         return int(self._count)
@@ -117,10 +118,8 @@ class DocStore:
         out_of_range = [r for r in wanted if not 0 <= r < self._count]
         if out_of_range:
             raise IndexError(f"{self.path}: row {out_of_range[0]} out of range (0..{self._count - 1})")
-        table = self._rows_table()
-        if not wanted:
-            return []
-        return [Document.from_row(r) for r in table.take(pa.array(wanted, pa.int64())).to_pylist()]
+        columns = self._open_columns()
+        return [Document.from_row({c: columns[c][r] for c in COLUMNS}) for r in wanted]
 
     def rows_with_metadata(self, key: str, value: str) -> frozenset[int]:
         """Rows whose metadata has `key` == `value` (e.g. section_key = side_effects); one scan per key."""
@@ -128,7 +127,7 @@ class DocStore:
             index = self._by_metadata.get(key)
             if index is None:
                 found: dict[str, set[int]] = {}
-                for row, meta in enumerate(self._rows_table().column("metadata").to_pylist()):
+                for row, meta in enumerate(self._open_columns()["metadata"]):
                     v = json.loads(meta).get(key)
                     if isinstance(v, str):
                         found.setdefault(v, set()).add(row)
@@ -141,10 +140,10 @@ class DocStore:
 
     def row_of(self, doc_id: str) -> int | None:
         """The row of `doc_id` (for reading its vector), None when the store does not hold it."""
-        self._rows_table()
+        self._open_columns()
         return self._row_of.get(doc_id)
 
     def close(self) -> None:
-        self._table = None
+        self._columns = None
         self._row_of = {}
         self._by_metadata = {}
