@@ -17,15 +17,17 @@ configure_offline_env()
 
 from prefect import serve
 
-from flows.build_index import build_index
+from flows.build_index import build_flow
 from flows.quality_regression import quality_regression
+from yaksa.config import load_settings
 
 REBUILD_CRON = "30 2 * * *"  # 02:30 every night, server time zone
 REGRESSION_CRON = "30 4 * * *"  # 04:30: after the rebuild has published (or kept) the bundle
 
 
 def rebuild_deployment(params: str = "params.yaml", cron: str = REBUILD_CRON):
-    return build_index.to_deployment(
+    # the task runner is fixed per flow: the deployment runs on the one params.yaml's `build` names
+    return build_flow(load_settings(params).build).to_deployment(
         name="rebuild-index",
         cron=cron,
         parameters={"params": params, "synthea": True, "publish": True},

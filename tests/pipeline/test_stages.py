@@ -125,3 +125,48 @@ def test_hnsw_bundle_builds_publishes_and_searches(tiny_copy: Path) -> None:
         assert hits and hits[0].collection == "drugs"
     finally:
         loaded.close()
+
+
+def test_merge_refuses_tokens_from_another_tokenizer(tiny_copy: Path) -> None:
+    from dataclasses import replace
+
+    from yaksa.pipeline.batches import BatchResultError
+    from yaksa.pipeline.tokenize_stage import merge_tokens, plan_tokenize, tokenize_batch
+
+    settings = load_settings(tiny_copy / "params.yaml")
+    settings.paths.tokens.unlink()
+    plan = plan_tokenize(settings)
+    good = [tokenize_batch(plan.spec, b) for b in plan.batches]
+    foreign = replace(good[0], identity=good[0].identity.replace("kiwi", "other-kiwi"))
+    with pytest.raises(BatchResultError, match="workers need the same code and environment"):
+        merge_tokens(settings, plan, [foreign, *good[1:]])
+    with pytest.raises(BatchResultError, match="never came back"):
+        merge_tokens(settings, plan, good[1:] if len(good) > 1 else [])
+    assert not settings.paths.tokens.exists()  # nothing was written from a refused merge
+    assert merge_tokens(settings, plan, good).tokenized == len(plan.documents)
+
+
+def test_merge_keeps_good_vectors_and_refuses_a_wrong_shape(tiny_copy: Path) -> None:
+    import shutil
+    from dataclasses import replace
+
+    import numpy as np
+
+    from yaksa.embed.cache import EmbeddingCache
+    from yaksa.pipeline.batches import BatchResultError
+    from yaksa.pipeline.embed_stage import VectorBatch, embed_batch, merge_embeddings, plan_embed
+
+    settings = load_settings(tiny_copy / "params.yaml")
+    settings = replace(settings, build=replace(settings.build, embed_batches_per_task=1))  # small batches
+    shutil.rmtree(settings.paths.embedding_cache)
+    plan = plan_embed(settings)
+    (spec, batch), (bad_spec, bad_batch) = sorted(plan.work, key=lambda w: len(w[1].hashes))[:2]
+    good = embed_batch(spec, batch)
+    wrong = VectorBatch(bad_batch.label, plan.ids[bad_spec.backend], bad_batch.hashes,
+                        np.ones((len(bad_batch.hashes), 3), np.float32))
+    with pytest.raises(BatchResultError, match="vectors of shape"):
+        merge_embeddings(settings, plan, [good, wrong])
+    # the batch that came back right is in the cache; the refused one is not
+    cache = EmbeddingCache(settings.paths.embedding_cache)
+    assert set(cache.get_many(good.embedder_id, batch.hashes)) == set(batch.hashes)
+    assert not cache.get_many(plan.ids[bad_spec.backend], [h for h in bad_batch.hashes if h not in batch.hashes])
