@@ -72,10 +72,38 @@ def build_run(
     params: ParamsOpt = Path("params.yaml"),
     no_publish: Annotated[bool, typer.Option("--no-publish", help="index: write the bundle, leave CURRENT")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+    runner: Annotated[str | None, typer.Option(
+        help="local | dask: where tokenize/embed batches run (default: build.runner in params.yaml)")] = None,
+    address: Annotated[str | None, typer.Option(
+        help="Dask scheduler address, e.g. tcp://host:8786 (implies --runner dask)")] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="worker processes of a local Dask cluster (implies --runner dask)")] = None,
 ) -> None:
-    """Run one offline build stage, or `all` in order (what dvc.yaml calls; no Prefect needed)."""
+    """Run one offline build stage, or `all` in order (what dvc.yaml calls; no Prefect needed).
+
+    With the dask runner the stages run as the Prefect flow `flows.build_index` on prefect-dask's
+    DaskTaskRunner (imported by name: this package never imports Prefect); the batches are the same.
+    """
     s = _settings(params)
+    if stage != "all" and stage not in STAGES:
+        _fail(ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}, all"))
+    try:
+        build = s.build.overridden(runner, address, workers)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     stages = STAGES if stage == "all" else (stage,)
+    if build.runner == "dask":
+        import importlib
+
+        flow_module = importlib.import_module("flows.build_index")
+        try:
+            report = flow_module.build_flow(build)(params=str(params), stages=list(stages), publish=not no_publish)
+        except Exception as exc:  # noqa: BLE001 - the CLI boundary: any stage error becomes one clear line
+            _fail(exc)
+        for name in stages:
+            typer.echo(f"[{name}] " + json.dumps(report[name], ensure_ascii=False, default=str))
+        return
     for name in stages:
         try:
             summary = run_stage(name, s, progress=not quiet, publish=not no_publish)
