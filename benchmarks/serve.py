@@ -9,14 +9,29 @@ references off, and a turn only counts as a success when its stream ends with `d
 throughput and p50/p95/p99 latency per run, checks the targets (/v1/search >= 100 req/s at c=8,
 /v1/chat p95 <= 1 s at c=8) and writes benchmarks/results/serve.json. Exit code 1 on any error.
 With API keys configured, pass one bound to "*" (or to --user-id) in YAKSA_BENCH_KEY.
+
+    python benchmarks/serve.py --compare [--workers 1 2] [--baseline-rev REV]
+
+starts the servers itself, one after another on a free loopback port with rate limiting off: today's
+code and the code of `--baseline-rev` (default: the revision before the cheaper turn, extracted with
+`git archive` into a temporary directory and run from there), each with 1 and 2 uvicorn workers, on
+the same published bundle, each with its own empty profile store and response cache. Every server
+gets the same runs (default concurrency 1 and 8), reported side by side and written to
+benchmarks/results/serve-compare.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
+import signal
+import socket
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -24,9 +39,14 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from baseline_code import BASELINE_REV
 
 from yaksa.atomicio import write_json
 
@@ -146,6 +166,123 @@ async def main_async(args: argparse.Namespace) -> int:
     return 1 if any(r.errors for r in reports) else 0
 
 
+READY_TIMEOUT_S = 600.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def private_params(params: Path, folder: Path) -> Path:
+    """params.yaml with absolute data paths and a fresh profile store and response cache in `folder`."""
+    data = yaml.safe_load(params.read_text(encoding="utf-8")) or {}
+    root = params.resolve().parent
+    paths = data.setdefault("paths", {})
+    for key, default in (("raw", "data/raw"), ("processed", "data/processed"), ("indexes", "indexes"),
+                         ("embedding_cache", "data/cache/embeddings")):
+        paths[key] = str((root / str(paths.get(key, default))).resolve())
+    agent = data.setdefault("agent", {})
+    agent["memory_path"], agent["cache_path"] = str(folder / "profiles.db"), str(folder / "responses.npz")
+    out = folder / "params.yaml"
+    out.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def extract_revision(rev: str, folder: Path) -> Path:
+    """The `yaksa` and `serving` packages at `rev`, unpacked into `folder` (the checkout is untouched)."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev, "yaksa", "serving"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def start_server(src: Path, params: Path, port: int, workers: int, log: Path) -> subprocess.Popen:
+    """`yaksa serve` of the code in `src`, rate limiting off, in its own process group."""
+    env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "PYTHONPATH": str(src)}
+    env.pop("YAKSA_API_KEYS", None)
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--port", str(port),
+             "--workers", str(workers), "--params", str(params)],
+            cwd=src, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """SIGTERM to the server's own process group (it and its workers), SIGKILL after 60 s."""
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+async def wait_ready(url: str, server: subprocess.Popen) -> str:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    async with httpx.AsyncClient(base_url=url, timeout=5.0) as client:
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                raise SystemExit(f"server exited with {server.returncode} before it was ready")
+            try:
+                r = await client.get("/readyz")
+                if r.status_code == 200:
+                    return r.json()["version"]
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(1.0)
+    raise SystemExit(f"server at {url} not ready after {READY_TIMEOUT_S:.0f} s")
+
+
+async def compare(args: argparse.Namespace) -> int:
+    """Before and now, 1 and 2 workers (module doc)."""
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="serve-compare-") as tmp:
+        code = {"before": extract_revision(args.baseline_rev, Path(tmp) / "before-src"), "now": ROOT}
+        for workers in args.workers:
+            for name, src in code.items():
+                folder = Path(tmp) / f"{name}-{workers}"
+                folder.mkdir()
+                params = private_params(Path(args.params), folder)
+                port = free_port()
+                server = start_server(src, params, port, workers, folder / "server.log")
+                url = f"http://127.0.0.1:{port}"
+                try:
+                    try:
+                        version = await wait_ready(url, server)
+                    except SystemExit:
+                        print((folder / "server.log").read_text(errors="replace")[-4000:], file=sys.stderr)
+                        raise
+                    for endpoint in args.endpoints:
+                        for c in args.concurrency:
+                            r = await run(url, endpoint, c, args.duration, args.max_requests, {}, args.user_id)
+                            rows.append({"code": name, "workers": workers, "bundle_version": version, **asdict(r)})
+                            print(f"{name:6s} workers={workers} {endpoint:6s} c={c:<3d} {r.requests:6d} req "
+                                  f"{r.throughput_rps:8.1f} req/s  p50 {r.p50_ms:7.1f}  p95 {r.p95_ms:7.1f} ms  "
+                                  f"errors {r.errors} {r.error_kinds or ''}", flush=True)
+                finally:
+                    stop_server(server)
+    print(f"\nbefore = {args.baseline_rev}, now = this checkout; {args.duration:g} s per run\n")
+    print("| endpoint | concurrency | workers | before req/s | now req/s | now / before | before p95 ms | "
+          "now p95 ms | errors (before/now) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for endpoint in args.endpoints:
+        for c in args.concurrency:
+            for workers in args.workers:
+                pair = {r["code"]: r for r in rows
+                        if (r["endpoint"], r["concurrency"], r["workers"]) == (endpoint, c, workers)}
+                b, n = pair["before"], pair["now"]
+                print(f"| /v1/{endpoint} | {c} | {workers} | {b['throughput_rps']:.1f} | {n['throughput_rps']:.1f} | "
+                      f"{n['throughput_rps'] / b['throughput_rps']:.1f}× | {b['p95_ms']:.1f} | {n['p95_ms']:.1f} | "
+                      f"{b['errors']}/{n['errors']} |")
+    write_json(args.out, {"baseline_rev": args.baseline_rev, "duration_s": args.duration,
+                          "max_requests": args.max_requests, "runs": rows})
+    print(f"wrote {args.out}")
+    return 1 if any(r["errors"] for r in rows) else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000")
@@ -155,11 +292,20 @@ def main() -> None:
     parser.add_argument("--endpoints", nargs="+", choices=["search", "chat"], default=["search", "chat"])
     parser.add_argument("--api-key", default=os.environ.get("YAKSA_BENCH_KEY", ""))
     parser.add_argument("--user-id", default="bench-user")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "serve.json")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="JSON report (default benchmarks/results/serve.json, serve-compare.json with --compare)")
+    parser.add_argument("--compare", action="store_true", help="start the before and now servers (module doc)")
+    parser.add_argument("--baseline-rev", default=BASELINE_REV, help="git revision of the 'before' code")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="uvicorn workers (--compare)")
+    parser.add_argument("--params", default=str(ROOT / "params.yaml"), help="project params (--compare)")
     args = parser.parse_args()
-    if args.duration <= 0 or args.max_requests < 1 or min(args.concurrency) < 1:
-        parser.error("--duration, --max-requests and --concurrency must be positive")
-    sys.exit(asyncio.run(main_async(args)))
+    if args.duration <= 0 or args.max_requests < 1 or min(args.concurrency) < 1 or min(args.workers) < 1:
+        parser.error("--duration, --max-requests, --concurrency and --workers must be positive")
+    results = ROOT / "benchmarks" / "results"
+    args.out = args.out or results / ("serve-compare.json" if args.compare else "serve.json")
+    if args.compare and "--concurrency" not in sys.argv:
+        args.concurrency = [1, 8]
+    sys.exit(asyncio.run(compare(args) if args.compare else main_async(args)))
 
 
 if __name__ == "__main__":
