@@ -161,3 +161,6 @@ def test_two_users_asking_the_same_follow_up_each_get_their_own_drug(make_runner
     assert cold.trace["intent"] == "clarify" and not cold.trace["cache_hit"] and not cold.citations
     assert cold.trace["nodes"] == ["scope", "resolve_followup", "store_response"]
     assert SAFETY_LINE_KO in cold.answer
+    # nothing earlier, but the message names what it is about: answered as asked, not questioned back
+    named = runner.run("이거 먹고 졸리면 어떡해요? 페니라민정이요", "user-e")
+    assert named.trace["intent"] == "question" and PHENIRAMINE in _cited(named)
