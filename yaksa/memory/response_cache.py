@@ -6,8 +6,9 @@ therefore needs all of: cosine >= `threshold` (FAISS IndexFlatIP over L2-normali
 the same polarity signature (`yaksa.memory.polarity`), exactly the same entities (the `entities`
 callable, e.g. drug names found in the query), the same scope verdict string it was stored under
 (e.g. "in_scope:<scope model id>", so a changed scope model never serves old verdicts) and the
-same index bundle version. Answers built on another bundle are dropped as soon as a new version is
-seen (on `lookup`, `store` or `set_bundle_version`).
+same index bundle version: each bundle's answers live in their own file, and a lookup or store
+under a version reads and writes only that version's (an answer is only valid for the documents it
+was built on).
 
 Why the privacy rules: entries are shared by all users. `store` refuses a question carrying a
 personal identifier (`yaksa.privacy.has_identifiers`: a name, phone, 주민등록번호, e-mail or card
@@ -113,6 +114,7 @@ class ResponseCache:
     Usage::
 
         cache = ResponseCache(Path("data/cache/responses.npz"), embedder.embed_query, drug_names)
+        cache.set_bundle_version(loaded.version)   # reads data/cache/responses.<version>.npz
         hit = cache.lookup(question, loaded.version, scope="in_scope:oos-v3")
         if hit is None:
             result = run_agent(question)
