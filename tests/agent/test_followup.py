@@ -41,7 +41,7 @@ def test_referring_words_are_found(question: str) -> None:
 
 @pytest.mark.parametrize("question", [
     "그럼 두통약 추천해 주세요", "그 약국 어디에 있어요?", "이것저것 궁금해요", "그런데 타이레놀은요?",
-    "그 약사님이 괜찮대요", "이거나 저거나 다 같은가요", "약은 하루에 몇 번 먹어요?",
+    "그 약사님이 괜찮대요", "이거나 저거나 다 같은가요", "약은 하루에 몇 번 먹어요?", "저 약 먹고 있어요",
 ])
 def test_other_words_are_not_referring(question: str) -> None:
     assert referring_expression(question) is None
