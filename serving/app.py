@@ -4,7 +4,9 @@
 (params.yaml, default ./params.yaml), secrets and limits from the environment (see `serving.config`,
 including the loopback-only open mode used when no API keys are set, with its Host/Origin/JSON
 checks in `serving.origin`). The bundle and the agent load in the background at start-up, so
-/healthz answers at once and /readyz says 503 until they are ready.
+/healthz answers at once and /readyz says 503 until they are ready; then each worker follows
+indexes/CURRENT by itself (`serving.follower`). Every response names the worker process that sent
+it (`X-Yaksa-Worker`), and one answered from a bundle names that bundle (`X-Yaksa-Bundle`).
 
 Errors: client mistakes are 4xx JSON bodies with a message (a non-UTF-8 body, JSON nested past the
 decoder's depth limit, control characters in a path parameter included); anything else is a 500
@@ -34,6 +36,8 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from serving import routes
 from serving.auth import admin_guard, api_key_guard
 from serving.config import ServingConfig, load_serving_config, params_path
+from serving.follower import CurrentFollower
+from serving.headers import add_worker_header
 from serving.logs import install_access_log_redaction
 from serving.origin import OpenModeOriginMiddleware
 from serving.ratelimit import TokenBuckets
@@ -76,8 +80,10 @@ async def _initial_load(holder: RuntimeHolder) -> None:
 
 @asynccontextmanager
 async def _runtime_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """Load the bundle in the background; with a follower, keep following CURRENT until shutdown."""
     holder: RuntimeHolder = app.state.holder
-    task = asyncio.create_task(_initial_load(holder))
+    follower: CurrentFollower | None = app.state.follower
+    task = asyncio.create_task(follower.run() if follower else _initial_load(holder))
     try:
         yield
     finally:
@@ -85,6 +91,7 @@ async def _runtime_lifespan(app: Litestar) -> AsyncIterator[None]:
         with suppress(asyncio.CancelledError):
             await task
         holder.close()
+        app.state.rate_limits.close()
 
 
 def create_app(
@@ -101,6 +108,7 @@ def create_app(
         log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients, loopback Host names "
                     "and same-origin requests only")
     holder = RuntimeHolder(settings, runner_factory or default_runner_factory)
+    follower = CurrentFollower(holder, config.follow_seconds) if config.follow_seconds > 0 else None
     v1 = Router(
         "/v1",
         route_handlers=[routes.chat, routes.critique, routes.search, routes.get_profile, routes.forget_profile,
@@ -121,10 +129,12 @@ def create_app(
         state=State(
             {
                 "holder": holder,
+                "follower": follower,
                 "serving_config": config,
-                "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst),
+                "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst, config.rate_file),
             }
         ),
+        before_send=[add_worker_header],
         middleware=[OpenModeOriginMiddleware()] if config.open_mode else [],
         before_request=check_path_params,
         request_max_body_size=config.max_body_bytes,

@@ -5,6 +5,10 @@
     YAKSA_ADMIN_KEY  bearer key for /v1/admin/* (bundle reload); separate from the user keys.
     YAKSA_RATE_PER_SEC, YAKSA_RATE_BURST   per-key token bucket (default 10/s, burst 30);
                      YAKSA_RATE_PER_SEC=0 turns rate limiting off (load tests).
+    YAKSA_RATE_FILE  the SQLite file the buckets live in, shared by every worker that names it;
+                     `yaksa serve` sets a fresh one per run. Unset: buckets in this process only.
+    YAKSA_FOLLOW_SECONDS   how often each worker reads indexes/CURRENT and swaps to a new version
+                     (default 0.5); 0 = never by itself, only on POST /v1/admin/reload (one worker).
     YAKSA_MAX_BODY_BYTES   request body limit (default 65536) → 413.
     YAKSA_ALLOW_PROFILE_CHOICE=1   let any caller choose an agent profile other than the configured one
                      (`agent.profile`); without it only a request with the admin key may (else 403).
@@ -36,6 +40,7 @@ from yaksa.config import ConfigError
 
 ANY_USER = "*"
 PARAMS_ENV = "YAKSA_PARAMS"
+RATE_FILE_ENV = "YAKSA_RATE_FILE"
 DEFAULT_PARAMS = Path("params.yaml")
 _TRUE, _FALSE = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
 
@@ -57,6 +62,8 @@ class ServingConfig:
     admin_key: str | None = None
     rate_per_sec: float = 10.0
     rate_burst: int = 30
+    rate_file: Path | None = None
+    follow_seconds: float = 0.5
     max_body_bytes: int = 65536
     allow_profile_choice: bool = False
 
@@ -131,6 +138,8 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
         admin_key=env.get("YAKSA_ADMIN_KEY", "").strip() or None,
         rate_per_sec=_number(env, "YAKSA_RATE_PER_SEC", 10.0, 0.0),
         rate_burst=int(_number(env, "YAKSA_RATE_BURST", 30, 1)),
+        rate_file=Path(env[RATE_FILE_ENV].strip()) if env.get(RATE_FILE_ENV, "").strip() else None,
+        follow_seconds=_number(env, "YAKSA_FOLLOW_SECONDS", 0.5, 0.0),
         max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
         allow_profile_choice=_flag(env, "YAKSA_ALLOW_PROFILE_CHOICE"),
     )

@@ -70,13 +70,13 @@ def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(payload, ensure_ascii=False, default=str))
 
 
-def start_critique(holder: RuntimeHolder, case: Case) -> AsyncIterator[Event]:
-    """Lease a Runtime, start the critique now, and return its events.
+def start_critique(holder: RuntimeHolder, runtime: Runtime, case: Case) -> AsyncIterator[Event]:
+    """Start the critique now on `runtime` (leased from `holder` by the caller: this takes the lease
+    over) and return its events.
 
-    Called on the event loop; raises 503 before anything starts when no bundle is loaded. The
-    critique agent is built (on its first use for this bundle) inside the worker thread.
+    Called on the event loop. The critique agent is built (on its first use for this bundle) inside
+    the worker thread.
     """
-    runtime = holder.acquire()
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event] = asyncio.Queue()
 

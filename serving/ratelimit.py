@@ -1,42 +1,96 @@
-"""Per-key token buckets: a steady rate with a burst allowance, and how long to wait when empty.
+"""Per-key token buckets, shared by every worker of a server: a steady rate with a burst allowance,
+and how long to wait when empty.
 
 Why not Litestar's RateLimitMiddleware: it counts fixed windows in a store behind one global lock
-and gives no Retry-After; a bucket per key is a few lines, smooths bursts and tells the client
-exactly when to retry. Buckets are keyed by the configured key's label, so their number is bounded
-by the configuration.
+and gives no Retry-After; a bucket per key smooths bursts and tells the client exactly when to
+retry. Buckets are keyed by the configured key's label, so their number is bounded by the
+configuration.
+
+Why SQLite: `yaksa serve --workers N` runs N processes, and buckets held in each process would let
+a key through N times its limit. The buckets live in one small SQLite file in WAL mode (one
+`BEGIN IMMEDIATE` transaction per request: the file lock serialises the workers, a crashed
+worker's lock dies with it); `yaksa serve` gives its workers one such file per run
+(`YAKSA_RATE_FILE`). Without a file (tests, one process) the same table lives in memory. Durability
+is not needed (a lost update after a power cut is one token), so commits are not fsynced; a request
+pays tens of microseconds (README, Serving).
+
+Time is the wall clock (every process reads the same one); a clock that steps back refills nothing
+until it catches up, it never grants extra tokens.
 """
 
 from __future__ import annotations
 
 import math
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+BUSY_TIMEOUT_S = 5.0  # another worker holds the lock for microseconds; this only bounds a pathological wait
+_SCHEMA = "CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)"
 
 
 class TokenBuckets:
-    def __init__(self, rate_per_sec: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+    """Token buckets in `path` (shared by every process that opens it), or in memory when None."""
+
+    def __init__(self, rate_per_sec: float, burst: int, path: Path | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         if rate_per_sec < 0 or burst < 1:
             raise ValueError("rate_per_sec must be >= 0 and burst >= 1")
         self.rate = rate_per_sec
         self.burst = float(burst)
+        self.path = path
         self._clock = clock
-        self._state: dict[str, tuple[float, float]] = {}  # key -> (tokens, last refill time)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one connection per process, used by the loop and worker threads
+        self._db = self._connect(path) if rate_per_sec > 0 else None
+
+    @staticmethod
+    def _connect(path: Path | None) -> sqlite3.Connection:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(":memory:" if path is None else str(path), timeout=BUSY_TIMEOUT_S,
+                                 isolation_level=None, check_same_thread=False)
+            if path is not None:
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc
+        return db
 
     def take(self, key: str) -> float:
         """Spend one token for `key`: 0.0 when allowed, else the seconds until one is available."""
         if self.rate == 0:
             return 0.0
         with self._lock:
-            now = self._clock()
-            tokens, last = self._state.get(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._state[key] = (tokens - 1.0, now)
-                return 0.0
-            self._state[key] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+            db = self._db
+            if db is None:
+                raise RuntimeError("the rate limiter is closed")
+            db.execute("BEGIN IMMEDIATE")  # the write lock first: no other worker reads a stale count
+            try:
+                now = self._clock()
+                row = db.execute("SELECT tokens, updated FROM buckets WHERE key = ?", (key,)).fetchone()
+                tokens, last = row if row is not None else (self.burst, now)
+                tokens = min(self.burst, tokens + max(0.0, now - last) * self.rate)
+                wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+                if wait == 0.0:
+                    tokens -= 1.0
+                db.execute("INSERT INTO buckets (key, tokens, updated) VALUES (?, ?, ?) ON CONFLICT (key) "
+                           "DO UPDATE SET tokens = excluded.tokens, updated = excluded.updated",
+                           (key, tokens, max(now, last)))
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return wait
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
 def retry_after_seconds(wait_seconds: float) -> int:

@@ -19,6 +19,8 @@ from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
 from serving.auth import ADMIN_MAY_CALL, authorize_profile, require_user
 from serving.critique import ERROR, RESULT, CritiqueRequest, read_case, start_critique
+from serving.follower import CurrentFollower
+from serving.headers import bundle_headers
 from serving.runtime import RuntimeHolder
 from serving.turns import Event, TurnRequest, start_turn
 from serving.validation import (
@@ -68,8 +70,10 @@ def chat_page() -> File:
 
 @get("/indexes", sync_to_thread=True)
 def indexes(state: State) -> dict[str, Any]:
-    """The bundle being served, the published one (CURRENT) and all complete versions."""
-    return _holder(state).describe()
+    """The bundle this worker serves, the published one (CURRENT), all complete versions, and how
+    this worker follows CURRENT (`follow`: null when it swaps only on /v1/admin/reload)."""
+    follower: CurrentFollower | None = state.follower
+    return {**_holder(state).describe(), "follow": follower.describe() if follower else None}
 
 
 @get("/search", sync_to_thread=True)
@@ -78,7 +82,7 @@ def search(
     q: FromQuery[str],
     k: FromQuery[int | None] = None,
     collection: FromQuery[list[str] | None] = None,
-) -> dict[str, Any]:
+) -> Response:
     """Retrieval only, with scores, behind the agent's scope stage (an out-of-scope query returns
     `blocked` and no documents): for debugging and evaluation."""
     query = clean_text("q", q, MAX_QUERY_CHARS)
@@ -88,7 +92,7 @@ def search(
             result = runtime.runner.search(query, k=k, collections=collection)
         except ValueError as exc:
             raise ValidationException(detail=str(exc)) from exc
-        return {**result, "version": runtime.version}
+        return Response({**result, "version": runtime.version}, headers=bundle_headers(runtime.version))
 
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -102,24 +106,24 @@ def _sse(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEventMessage]:
     return messages()
 
 
-def _error(status_code: int, detail: str) -> Response:
+def _error(status_code: int, detail: str, headers: dict[str, str] | None = None) -> Response:
     """An error body shaped like Litestar's own; built directly because Litestar blanks 500 details."""
-    return Response({"status_code": status_code, "detail": detail}, status_code=status_code)
+    return Response({"status_code": status_code, "detail": detail}, status_code=status_code, headers=headers)
 
 
-async def _collect(events: AsyncIterator[Event]) -> Response:
+async def _collect(events: AsyncIterator[Event], headers: dict[str, str]) -> Response:
     """The non-streaming body: the final events merged into one JSON object."""
     body: dict[str, Any] = {}
     async for name, payload in events:
         if name == "error":
-            return _error(payload["status_code"], payload["detail"])
+            return _error(payload["status_code"], payload["detail"], headers)
         if name == "answer":
             body.update(answer=payload["text"], blocked=payload["blocked"])
         elif name == "web_refs":
             body["web_refs"] = payload
         elif name in ("citations", "verification", "done"):
             body.update(payload)
-    return Response(body)
+    return Response(body, headers=headers)
 
 
 @post("/chat", status_code=200, opt={ADMIN_MAY_CALL: True})
@@ -134,21 +138,23 @@ async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> R
         web=data.web,
     )
     require_user(request, turn.user_id)
-    events = start_turn(_holder(state), turn)
+    runtime = _holder(state).acquire()
+    events = start_turn(_holder(state), runtime, turn)
+    headers = bundle_headers(runtime.version)
     if data.stream:
-        return ServerSentEvent(_sse(events), headers=SSE_HEADERS)
-    return await _collect(events)
+        return ServerSentEvent(_sse(events), headers={**SSE_HEADERS, **headers})
+    return await _collect(events, headers)
 
 
-async def _collect_critique(events: AsyncIterator[Event]) -> Response:
+async def _collect_critique(events: AsyncIterator[Event], headers: dict[str, str]) -> Response:
     """The non-streaming critique: the `result` event's JSON (or the `error` as its status)."""
     body: dict[str, Any] = {}
     async for name, payload in events:
         if name == ERROR:
-            return _error(payload["status_code"], payload["detail"])
+            return _error(payload["status_code"], payload["detail"], headers)
         if name == RESULT:
             body = payload
-    return Response(body)
+    return Response(body, headers=headers)
 
 
 @post("/critique", status_code=200)
@@ -156,10 +162,13 @@ async def critique(state: State, data: JSONBody[CritiqueRequest]) -> Response:
     """M&M critique of a clinical case (tied to no user; writes no memory): SSE events (step*, result,
     done | error), or with `stream=false` one JSON object (the result with the bundle `version`).
     A case that cannot be read is a 400 naming the part and the problem."""
-    events = start_critique(_holder(state), read_case(data.case))
+    case = read_case(data.case)
+    runtime = _holder(state).acquire()
+    events = start_critique(_holder(state), runtime, case)
+    headers = bundle_headers(runtime.version)
     if data.stream:
-        return ServerSentEvent(_sse(events), headers=SSE_HEADERS)
-    return await _collect_critique(events)
+        return ServerSentEvent(_sse(events), headers={**SSE_HEADERS, **headers})
+    return await _collect_critique(events, headers)
 
 
 @get("/profile/{user_id:str}", sync_to_thread=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -98,9 +99,11 @@ class Runtime:
 
 
 def build_runtime(settings: Settings, runner_factory: RunnerFactory,
-                  critique_factory: CritiqueFactory = default_critique_factory) -> Runtime:
-    """Load the published bundle (blocking: seconds on a real corpus) and build its agent."""
-    loaded = load_published(settings.paths.indexes)
+                  critique_factory: CritiqueFactory = default_critique_factory,
+                  version: str | None = None, reuse: LoadedBundle | None = None) -> Runtime:
+    """Load `version` (default: the published one; blocking: seconds on a real corpus) and build its
+    agent, sharing `reuse`'s tokenizer and embedders when the new bundle names the same ones."""
+    loaded = load_published(settings.paths.indexes, version, reuse=reuse)
     try:
         return Runtime(loaded, runner_factory(loaded, settings), settings, critique_factory)
     except BaseException:
@@ -156,10 +159,14 @@ class RuntimeHolder:
             previous = self.current.version if self.current else None
             target = current_version(self.settings.paths.indexes)
             if target is not None and target == previous:
+                self.load_error = None  # CURRENT names the served bundle again (e.g. a broken publish rolled back)
                 return {"reloaded": False, "version": previous, "previous": previous}
             try:
+                # `target`, not "whatever CURRENT says by then": the version checked is the version loaded
+                serving = self.current
                 runtime = await anyio.to_thread.run_sync(build_runtime, self.settings, self.runner_factory,
-                                                         self.critique_factory)
+                                                         self.critique_factory, target,
+                                                         serving.loaded if serving else None)
             except Exception as exc:
                 self.load_error = f"index not loaded: {type(exc).__name__}: {exc}"
                 log.error("bundle load failed (still serving %s): %s", previous, self.load_error, exc_info=exc)
@@ -189,6 +196,7 @@ class RuntimeHolder:
         runtime = self.current
         return {
             "serving": runtime.version if runtime else None,
+            "worker": os.getpid(),
             "current": current_version(root),
             "versions": list_versions(root),
             "load_error": self.load_error,

@@ -62,13 +62,13 @@ def _final_events(result: TurnResult) -> list[Event]:
     ]
 
 
-def start_turn(holder: RuntimeHolder, request: TurnRequest) -> AsyncIterator[Event]:
-    """Lease a Runtime, start the runner now, and return the turn's events.
+def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest) -> AsyncIterator[Event]:
+    """Start the runner now on `runtime` (leased from `holder` by the caller: this takes the lease
+    over) and return the turn's events.
 
-    Called on the event loop; raises 503 before anything starts when no bundle is loaded. Starting
-    eagerly (not on first iteration) ties the lease to the runner's thread, which always ends.
+    Called on the event loop. Starting eagerly (not on first iteration) ties the lease to the
+    runner's thread, which always ends.
     """
-    runtime = holder.acquire()
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event] = asyncio.Queue()
     web = TurnWebRefs(request.web)

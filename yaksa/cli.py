@@ -600,12 +600,18 @@ def serve(
     params: Annotated[Path | None, typer.Option(
         "--params", "-p", help="params.yaml of the project (default: $YAKSA_PARAMS, else ./params.yaml)")] = None,
 ) -> None:
-    """Serve the published bundle over HTTP (Litestar under uvicorn)."""
+    """Serve the published bundle over HTTP (Litestar under uvicorn).
+
+    Every worker follows indexes/CURRENT by itself; the workers of one run share their rate-limit
+    buckets through one SQLite file (`$YAKSA_RATE_FILE`, else a fresh one in a temporary directory
+    removed at exit), so N workers still allow each key its limit once.
+    """
     import os
+    import tempfile
 
     import uvicorn
 
-    from serving.config import PARAMS_ENV, params_path
+    from serving.config import PARAMS_ENV, RATE_FILE_ENV, params_path
 
     try:
         path = params_path(params)
@@ -614,7 +620,15 @@ def serve(
         raise typer.Exit(2) from exc
     _settings(path)  # fail here, with a clear message, rather than in every worker
     os.environ[PARAMS_ENV] = str(path.resolve())  # what each worker's create_app reads
-    uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
+    own_rate_file = not os.environ.get(RATE_FILE_ENV, "").strip()
+    with tempfile.TemporaryDirectory(prefix="yaksa-serve-") as run_dir:
+        if own_rate_file:
+            os.environ[RATE_FILE_ENV] = str(Path(run_dir) / "ratelimit.sqlite")
+        try:
+            uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
+        finally:
+            if own_rate_file:
+                del os.environ[RATE_FILE_ENV]  # the file goes with this run
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 import time
@@ -55,6 +56,19 @@ def wait_ready(client: TestClient, limit_s: float = 60.0) -> str:
             raise AssertionError(f"bundle failed to load: {ready.text}")
         time.sleep(0.05)
     raise AssertionError("bundle did not load")
+
+
+def copy_version(indexes: Path, version: str, new_version: str) -> str:
+    """A second complete bundle: `version`'s files under a new version name (its manifest says so).
+
+    Why a copy, not a rebuild: a swap depends only on the version CURRENT names, and the index stage
+    costs tens of seconds on the CI machine; the copy verifies like any bundle (same checksums)."""
+    shutil.copytree(indexes / version, indexes / new_version)
+    manifest = indexes / new_version / "manifest.json"
+    data = json.loads(manifest.read_text("utf-8"))
+    data["version"] = new_version
+    manifest.write_text(json.dumps(data, ensure_ascii=False, indent=2), "utf-8")
+    return new_version
 
 
 @pytest.fixture(scope="session")

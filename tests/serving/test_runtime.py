@@ -1,4 +1,6 @@
-"""Hot swap: requests spread across a reload each see exactly one bundle, and none fails."""
+"""Hot swap on POST /v1/admin/reload: requests spread across a reload each see exactly one bundle,
+and none fails. These servers do not follow CURRENT (`follow_seconds=0`), so the admin reload is the
+only swap; following is tested in test_follower.py."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 from litestar.testing import TestClient
 
+from serving.headers import BUNDLE_HEADER
 from serving.runtime import Runtime
 from tests.serving.conftest import ADMIN, OPS, serving_client, sse_events, wait_ready
 from tests.serving.fakes import fake_factory
@@ -26,12 +29,13 @@ def _ask(client: TestClient, i: int) -> tuple[str, str]:
     events = dict(sse_events(response.text))
     assert "error" not in events, events["error"]
     done = events["done"]
+    assert response.headers[BUNDLE_HEADER] == done["version"]  # the header names the leased bundle
     return done["version"], done["trace"]["bundle_version"]
 
 
 def test_requests_across_a_hot_swap_all_succeed_on_one_bundle_each(tiny_copy: Path) -> None:
     settings = load_settings(tiny_copy / "params.yaml")
-    with serving_client(settings, fake_factory(token_delay=0.002)) as client:
+    with serving_client(settings, fake_factory(token_delay=0.002), follow_seconds=0) as client:
         old_version = client.get("/readyz").json()["version"]
         old: Runtime = client.app.state.holder.current
         new_version = run_stage("index", settings, progress=False)["version"]  # published, not yet served
@@ -67,7 +71,7 @@ def test_requests_across_a_hot_swap_all_succeed_on_one_bundle_each(tiny_copy: Pa
 
 
 def test_reload_without_a_new_bundle_is_a_no_op(settings: Settings) -> None:
-    with serving_client(settings) as client:
+    with serving_client(settings, follow_seconds=0) as client:
         version = client.get("/readyz").json()["version"]
         body = client.post("/v1/admin/reload", headers=ADMIN).json()
         assert body == {"reloaded": False, "version": version, "previous": version}
@@ -75,7 +79,7 @@ def test_reload_without_a_new_bundle_is_a_no_op(settings: Settings) -> None:
 
 def test_a_broken_bundle_is_refused_and_the_old_one_keeps_serving(tiny_copy: Path) -> None:
     settings = load_settings(tiny_copy / "params.yaml")
-    with serving_client(settings) as client:
+    with serving_client(settings, follow_seconds=0) as client:
         version = client.get("/readyz").json()["version"]
         broken = settings.paths.indexes / "broken"
         broken.mkdir()
@@ -90,7 +94,7 @@ def test_a_broken_bundle_is_refused_and_the_old_one_keeps_serving(tiny_copy: Pat
 
 def test_not_ready_without_a_bundle_then_ready_after_reload(settings: Settings, tmp_path: Path) -> None:
     empty = replace(settings, paths=replace(settings.paths, indexes=tmp_path / "indexes"))
-    with serving_client(empty, ready=False) as client:
+    with serving_client(empty, ready=False, follow_seconds=0) as client:
         assert client.get("/healthz").status_code == 200
         while "loading" in (ready := client.get("/readyz")).text:
             pass

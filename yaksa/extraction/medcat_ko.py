@@ -297,9 +297,34 @@ def build_pack(concepts_csv: Path, out_dir: Path) -> dict[str, int]:
     return counts
 
 
+_LOADED_PACK: tuple[tuple[str, int, int], KoreanMedCAT] | None = None
+_LOADED_PACK_LOCK = threading.Lock()
+
+
 def load_pack(pack_dir: Path) -> KoreanMedCAT:
-    """Load a pack written by `build_pack` (registers the Korean shim first)."""
+    """Load a pack written by `build_pack` (registers the Korean shim first).
+
+    The last pack loaded is kept for this process and handed out again while its directory is the
+    same one on disk (`build_pack` replaces the whole directory, so a rebuilt pack is a new inode).
+    Why: a server hot-swapping bundle versions builds a new agent each time, and loading MedCAT
+    costs seconds; the model is read-only once loaded, as the agent's threads already share it.
+    """
+    global _LOADED_PACK
     pack_dir = Path(pack_dir)
+    try:
+        info = pack_dir.resolve().stat()
+    except OSError as exc:
+        raise ValueError(f"not a yaksa MedCAT pack: {pack_dir}: {exc}") from exc
+    key = (str(pack_dir.resolve()), info.st_ino, info.st_mtime_ns)
+    with _LOADED_PACK_LOCK:
+        if _LOADED_PACK is not None and _LOADED_PACK[0] == key:
+            return _LOADED_PACK[1]
+        model = _load_pack(pack_dir)
+        _LOADED_PACK = (key, model)
+        return model
+
+
+def _load_pack(pack_dir: Path) -> KoreanMedCAT:
     for name in (MEDCAT_DIR, USER_WORDS_FILE, CONCEPT_MAP_FILE):
         if not (pack_dir / name).exists():
             raise ValueError(f"not a yaksa MedCAT pack: {pack_dir} has no {name}")

@@ -11,14 +11,20 @@ the tuning half (5 folds), not on the in-sample ones, which would be optimistic:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 from yaksa.scope.threshold import CalibrationResult, calibrate_threshold
+
+_T = TypeVar("_T")
 
 FOLDS = 5
 
@@ -44,9 +50,44 @@ class EmbeddingDirection:
         return float(vector @ self.weights) + self.bias
 
 
+# Fits already made in this process, by a digest of their inputs. Why: a server hot-swapping to
+# another bundle version (a publish, a rollback) builds a new scope stage whose inputs are usually
+# identical (same exemplars, tokenizer and embedder); refitting costs seconds of L-BFGS, a lookup
+# nothing. Keyed by content, so a bundle whose features differ fits afresh. Bounded: few versions live.
+_FITS: OrderedDict[str, Any] = OrderedDict()
+_FITS_KEPT = 8
+_FITS_LOCK = threading.Lock()
+
+
+def _memo(fit: Callable[[], _T], *inputs: Any) -> _T:
+    digest = hashlib.sha256()
+    for item in inputs:
+        arr = np.ascontiguousarray(item) if isinstance(item, np.ndarray) else np.asarray(repr(item))
+        digest.update(f"{arr.dtype}{arr.shape}".encode())
+        digest.update(arr.tobytes())
+    key = digest.hexdigest()
+    with _FITS_LOCK:
+        if key in _FITS:
+            _FITS.move_to_end(key)
+            return _FITS[key]
+    result = fit()
+    with _FITS_LOCK:
+        _FITS[key] = result
+        while len(_FITS) > _FITS_KEPT:
+            _FITS.popitem(last=False)
+    return result
+
+
 def fit_embedding_direction(vectors: np.ndarray, in_scope: np.ndarray,
                             regularization: float) -> tuple[EmbeddingDirection, np.ndarray]:
-    """The direction fitted on all rows, and each row's out-of-fold logit."""
+    """The direction fitted on all rows, and each row's out-of-fold logit (memoised by content)."""
+    vectors, in_scope = np.asarray(vectors), np.asarray(in_scope, dtype=bool)
+    return _memo(lambda: _fit_embedding_direction(vectors, in_scope, regularization),
+                 "direction", vectors, in_scope, regularization)
+
+
+def _fit_embedding_direction(vectors: np.ndarray, in_scope: np.ndarray,
+                             regularization: float) -> tuple[EmbeddingDirection, np.ndarray]:
     y = np.asarray(in_scope, dtype=bool)
 
     def fit(rows: np.ndarray) -> LogisticRegression:
@@ -58,6 +99,7 @@ def fit_embedding_direction(vectors: np.ndarray, in_scope: np.ndarray,
     clf = fit(np.arange(len(y)))
     weights = clf.coef_[0].astype(np.float32)
     weights.setflags(write=False)
+    oof.setflags(write=False)  # shared by every stage that gets this fit from the memo
     return EmbeddingDirection(weights, float(clf.intercept_[0])), oof
 
 
@@ -93,12 +135,19 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray
 
 def fit_scope_model(features: Sequence[str], x: np.ndarray, in_scope: np.ndarray, max_false_block: float,
                     regularization: float) -> ScopeModel:
-    """Fit on the tuning rows `x` (labels `in_scope`); the threshold from out-of-fold probabilities."""
+    """Fit on the tuning rows `x` (labels `in_scope`); the threshold from out-of-fold probabilities
+    (memoised by content, see `_FITS`)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(in_scope, dtype=bool)
     if x.shape != (len(y), len(features)) or y.all() or not y.any():
         raise ValueError(f"need rows of {len(features)} features with both labels, got {x.shape} and "
                          f"{int(y.sum())} in-scope of {len(y)}")
+    return _memo(lambda: _fit_scope_model(tuple(features), x, y, max_false_block, regularization),
+                 "scope", tuple(features), x, y, max_false_block, regularization)
+
+
+def _fit_scope_model(features: tuple[str, ...], x: np.ndarray, y: np.ndarray, max_false_block: float,
+                     regularization: float) -> ScopeModel:
     oof = np.zeros(len(y))
     for train, test in _folds(y):
         mean, scale, clf = _fit(x[train], y[train], regularization)
