@@ -15,7 +15,8 @@ nightly rebuild with unchanged sources costs. Both run in the same process, side
 embeds the same documents from an empty embedding cache with each runner in turn, in the same
 process: the local runner (this process, every core), and the Prefect flow on a local Dask cluster
 of 1 and of 2 single-threaded workers (each worker loads its own models; the time includes that and
-the cluster start). It also checks that every runner wrote the same vectors, byte for byte.
+the cluster start). Task sizes are the params file's (`build.embed_batches_per_task`). It also
+checks that every runner wrote the same vectors, byte for byte.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import shutil
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Self
 
@@ -129,7 +129,6 @@ RUNNERS: tuple[tuple[str, BuildParams], ...] = (
     ("dask, 1 worker", BuildParams(runner="dask", workers=1)),
     ("dask, 2 workers", BuildParams(runner="dask", workers=2)),
 )
-TASK_BATCHES = 2  # embedder calls per task: enough tasks on a subset to keep two workers busy
 
 
 def _vectors_digest(directory: Path) -> str:
@@ -148,7 +147,6 @@ def run_runners(params: Path) -> list[dict[str, Any]]:
         run_stage(stage, settings, progress=False)
     rows: list[dict[str, Any]] = []
     for label, build in RUNNERS:
-        build = replace(build, embed_batches_per_task=TASK_BATCHES)
         shutil.rmtree(settings.paths.embedding_cache, ignore_errors=True)
         shutil.rmtree(settings.paths.embeddings, ignore_errors=True)
         t0 = time.perf_counter()
