@@ -124,10 +124,15 @@ def llm_section(study: StudyResult, judged: Mapping[str, Any], flags: Mapping[st
     """What the LLM judge did, or plainly that it needs an endpoint and which profiles only differ with one."""
     if judged.get("ran"):
         rates = ", ".join(f"{m} {v:.1%}" for m, v in judged.get("nan_rate", {}).items())
+        caveat = "" if judged.get("ok") else " — above the regression's limit, read these means with care"
+        unjudged = [p for p in study.profiles()
+                    if not any(m in r.metrics for r in study.rows if r.profile == p for m in LLM_METRICS)]
         return [(f"Faithfulness and answer relevancy judged by `{judged['model']}` through the regression's "
-                f"answer evaluation (ragas), K = {judged['k']} scores per answer averaged; {judged['judged']} "
-                f"answers judged, {judged['skipped']} skipped (no answer or no evidence); NaN share {rates}"
-                f"{'' if judged.get('ok') else ' — above the regression limit, read these means with care'}.")]
+                 f"answer evaluation (ragas), K = {judged['k']} scores per answer averaged; {judged['judged']} "
+                 f"answers judged, {judged['skipped']} skipped (no answer or no evidence); NaN share {rates}"
+                 f"{caveat}."), "",
+                *(f"- {p}: no evidence on any turn (nothing retrieved), so not judged (as in the regression)"
+                  for p in unjudged)]
     lines = [(f"**{judged.get('note', 'not run')}.** Faithfulness and answer relevancy need an LLM endpoint "
              "(`YAKSA_LLM_BASE_URL`; see `yaksa/llm/config.py`), and so does every LLM role of the agent: offline "
              "the router, judge and rewriter fall back to their offline steps.")]
@@ -137,8 +142,9 @@ def llm_section(study: StudyResult, judged: Mapping[str, Any], flags: Mapping[st
                      "its answers are measured only with an endpoint.")
     for group in identical_profiles(study):
         if all(p in flags for p in group):
-            lines.append(f"- {', '.join(group)}: identical offline; they differ only in "
-                         f"{', '.join(differing_flags(group, flags)) or 'nothing'}, which act with an LLM.")
+            differ = ", ".join(f"`{f}`" for f in differing_flags(group, flags)) or "nothing"
+            lines.append(f"- {', '.join(group)}: identical offline; their configurations differ only in {differ} "
+                         "(mechanisms that act only with an LLM), so they can only be told apart with an endpoint.")
     return lines
 
 
