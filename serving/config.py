@@ -41,6 +41,11 @@ from yaksa.config import ConfigError
 ANY_USER = "*"
 PARAMS_ENV = "YAKSA_PARAMS"
 RATE_FILE_ENV = "YAKSA_RATE_FILE"
+# uvicorn restarts a worker that does not answer its supervisor's ping within this many seconds
+# (default 5). A worker loading a bundle spends seconds inside C extensions that hold the GIL (Kiwi's
+# model, the embedders, MedCAT); on a busy machine that passed 5 s and uvicorn killed every worker
+# mid-load, over and over, so `--workers 2` never became ready. A hung worker is still replaced.
+WORKER_HEALTHCHECK_S = 60
 DEFAULT_PARAMS = Path("params.yaml")
 _TRUE, _FALSE = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
 

@@ -611,7 +611,7 @@ def serve(
 
     import uvicorn
 
-    from serving.config import PARAMS_ENV, RATE_FILE_ENV, params_path
+    from serving.config import PARAMS_ENV, RATE_FILE_ENV, WORKER_HEALTHCHECK_S, params_path
 
     try:
         path = params_path(params)
@@ -625,7 +625,8 @@ def serve(
         if own_rate_file:
             os.environ[RATE_FILE_ENV] = str(Path(run_dir) / "ratelimit.sqlite")
         try:
-            uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers)
+            uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers,
+                        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S)
         finally:
             if own_rate_file:
                 del os.environ[RATE_FILE_ENV]  # the file goes with this run

@@ -10,6 +10,7 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
+from serving.config import WORKER_HEALTHCHECK_S
 from yaksa.cli import app
 
 
@@ -21,15 +22,31 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     return calls
 
 
+@pytest.fixture()
+def rate_files(monkeypatch: pytest.MonkeyPatch, uvicorn_calls: list[dict[str, Any]]) -> list[Path]:
+    """The YAKSA_RATE_FILE each recorded `uvicorn.run` would have given its workers."""
+    files: list[Path] = []
+    monkeypatch.delenv("YAKSA_RATE_FILE", raising=False)
+
+    def run(target: str, **kw: Any) -> None:
+        files.append(Path(os.environ["YAKSA_RATE_FILE"]))
+        uvicorn_calls.append({"target": target, **kw})
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    return files
+
+
 def test_serve_uses_yaksa_params(tiny_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                 uvicorn_calls: list[dict[str, Any]]) -> None:
+                                 uvicorn_calls: list[dict[str, Any]], rate_files: list[Path]) -> None:
     monkeypatch.chdir(tmp_path)  # no ./params.yaml here
     monkeypatch.setenv("YAKSA_PARAMS", str(tiny_project / "params.yaml"))
     result = CliRunner().invoke(app, ["serve", "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert uvicorn_calls == [{"target": "serving.app:create_app", "factory": True, "host": "127.0.0.1",
-                              "port": 8123, "workers": 1}]
+                              "port": 8123, "workers": 1, "timeout_worker_healthcheck": WORKER_HEALTHCHECK_S}]
     assert os.environ["YAKSA_PARAMS"] == str((tiny_project / "params.yaml").resolve())
+    assert rate_files[0].name == "ratelimit.sqlite" and not rate_files[0].parent.exists()  # one per run, removed
+    assert "YAKSA_RATE_FILE" not in os.environ
 
 
 def test_serve_reports_a_missing_params_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
