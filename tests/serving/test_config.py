@@ -53,3 +53,12 @@ def test_params_path_prefers_the_option_then_the_environment(tmp_path: Path, mon
     assert params_path(None, {}) == Path("params.yaml")
     with pytest.raises(ConfigError, match=r"params file not found: .*nope.yaml \(from YAKSA_PARAMS\)"):
         params_path(None, {"YAKSA_PARAMS": str(tmp_path / "nope.yaml")})
+
+
+def test_following_and_the_shared_rate_file_from_the_environment() -> None:
+    cfg = load_serving_config({})
+    assert cfg.follow_seconds == 0.5 and cfg.rate_file is None
+    cfg = load_serving_config({"YAKSA_FOLLOW_SECONDS": "0", "YAKSA_RATE_FILE": "  state/rate.sqlite "})
+    assert cfg.follow_seconds == 0 and cfg.rate_file == Path("state/rate.sqlite")
+    with pytest.raises(ValueError, match="YAKSA_FOLLOW_SECONDS must be >= 0"):
+        load_serving_config({"YAKSA_FOLLOW_SECONDS": "-1"})
