@@ -44,3 +44,8 @@ def test_value_and_time_formatting() -> None:
     assert relative_age(NOW - timedelta(minutes=5), NOW) == "5분 전"
     assert relative_age(NOW - timedelta(hours=47), NOW) == "47시간 전"
     assert relative_age(NOW - timedelta(days=3), NOW) == "3일 전"
+
+
+def test_weight_is_labelled_in_korean() -> None:
+    summary = render_summary([entry(SlotItem("vitals", "weight", 11.6, "kg"))], NOW)
+    assert "체중 11.6 kg" in summary and "weight" not in summary

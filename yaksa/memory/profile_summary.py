@@ -17,6 +17,7 @@ LABELS: dict[str, str] = {
     "blood_pressure": "혈압",
     "glucose": "혈당",
     "hba1c": "당화혈색소(HbA1c)",
+    "weight": "체중",
 }
 _GENDER: dict[str, str] = {
     "male": "남성", "m": "남성", "남": "남성", "남성": "남성", "남자": "남성",
