@@ -168,7 +168,7 @@ class RuntimeHolder:
                                                          self.critique_factory, target,
                                                          serving.loaded if serving else None)
             except Exception as exc:
-                self.load_error = f"index not loaded: {type(exc).__name__}: {exc}"
+                self.load_error = f"index not loaded (version {target}): {type(exc).__name__}: {exc}"
                 log.error("bundle load failed (still serving %s): %s", previous, self.load_error, exc_info=exc)
                 raise
             self.load_error = None
