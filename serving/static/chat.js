@@ -5,6 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const NODE_LABELS = {
+  scope: "질문 범위 확인", resolve_followup: "앞선 대화 확인",
   check_similarity: "비슷한 질문 확인", classify_intent: "질문 분류", extract_slots: "정보 추출",
   store_memory: "기록 저장", assemble_context: "문맥 구성", retrieve: "문서 검색",
   generate_answer: "답변 작성", verify: "검증", refine: "품질 평가", quality_check: "품질 확인",
