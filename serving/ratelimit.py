@@ -49,16 +49,27 @@ class TokenBuckets:
     def _connect(path: Path | None) -> sqlite3.Connection:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            db = sqlite3.connect(":memory:" if path is None else str(path), timeout=BUSY_TIMEOUT_S,
-                                 isolation_level=None, check_same_thread=False)
-            if path is not None:
-                db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=OFF")
-            db.execute(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc
-        return db
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            db: sqlite3.Connection | None = None
+            try:
+                db = sqlite3.connect(":memory:" if path is None else str(path), timeout=BUSY_TIMEOUT_S,
+                                     isolation_level=None, check_same_thread=False)
+                if path is not None:
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=OFF")
+                db.execute(_SCHEMA)
+                return db
+            except sqlite3.Error as exc:
+                if db is not None:
+                    db.close()
+                if not isinstance(exc, sqlite3.OperationalError):
+                    raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc
+                # workers starting together: switching a new file to WAL takes an exclusive lock
+                # and answers "locked" at once instead of waiting for the busy timeout
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc
+                time.sleep(0.01)
 
     def take(self, key: str) -> float:
         """Spend one token for `key`: 0.0 when allowed, else the seconds until one is available."""
