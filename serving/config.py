@@ -46,6 +46,8 @@ RATE_FILE_ENV = "YAKSA_RATE_FILE"
 # model, the embedders, MedCAT); on a busy machine that passed 5 s and uvicorn killed every worker
 # mid-load, over and over, so `--workers 2` never became ready. A hung worker is still replaced.
 WORKER_HEALTHCHECK_S = 60
+# uvicorn's HTTP protocol with TCP_NODELAY on every connection (serving/nodelay.py: why)
+HTTP_PROTOCOL = "serving.nodelay:NoDelayHTTPProtocol"
 DEFAULT_PARAMS = Path("params.yaml")
 _TRUE, _FALSE = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
 

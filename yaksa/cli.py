@@ -611,7 +611,7 @@ def serve(
 
     import uvicorn
 
-    from serving.config import PARAMS_ENV, RATE_FILE_ENV, WORKER_HEALTHCHECK_S, params_path
+    from serving.config import HTTP_PROTOCOL, PARAMS_ENV, RATE_FILE_ENV, WORKER_HEALTHCHECK_S, params_path
 
     try:
         path = params_path(params)
@@ -626,7 +626,7 @@ def serve(
             os.environ[RATE_FILE_ENV] = str(Path(run_dir) / "ratelimit.sqlite")
         try:
             uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers,
-                        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S)
+                        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, http=HTTP_PROTOCOL)
         finally:
             if own_rate_file:
                 del os.environ[RATE_FILE_ENV]  # the file goes with this run

@@ -10,7 +10,7 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
-from serving.config import WORKER_HEALTHCHECK_S
+from serving.config import HTTP_PROTOCOL, WORKER_HEALTHCHECK_S
 from yaksa.cli import app
 
 
@@ -43,7 +43,8 @@ def test_serve_uses_yaksa_params(tiny_project: Path, tmp_path: Path, monkeypatch
     result = CliRunner().invoke(app, ["serve", "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert uvicorn_calls == [{"target": "serving.app:create_app", "factory": True, "host": "127.0.0.1",
-                              "port": 8123, "workers": 1, "timeout_worker_healthcheck": WORKER_HEALTHCHECK_S}]
+                              "port": 8123, "workers": 1, "timeout_worker_healthcheck": WORKER_HEALTHCHECK_S,
+                              "http": HTTP_PROTOCOL}]
     assert os.environ["YAKSA_PARAMS"] == str((tiny_project / "params.yaml").resolve())
     assert rate_files[0].name == "ratelimit.sqlite" and not rate_files[0].parent.exists()  # one per run, removed
     assert "YAKSA_RATE_FILE" not in os.environ
