@@ -152,9 +152,12 @@ def test_two_users_asking_the_same_follow_up_each_get_their_own_drug(make_runner
     assert not b.trace["cache_hit"] and b.trace["followup"]["referent"]["name"] == "부루펜정"
     assert IBUPROFEN_200 in _cited(b) and PHENIRAMINE not in _cited(b) and "부루펜정" in b.answer
 
-    # the history keeps what the user typed; the cache holds only the standalone question, so another
-    # user asking it outright is served, and nobody is served an answer for "그 약"
-    assert runner.profile("user-a")["history"][-2]["content"] == FOLLOW_UP
+    # the history and the cache hold only the standalone question, so another user asking it outright is
+    # served, nobody is served an answer for "그 약", and a follow-up to the follow-up means the same drug
+    assert runner.profile("user-a")["history"][-2]["content"] == "그럼 페니라민정은 하루에 몇 번 먹어요?"
+    runner.run("저는 와파린을 먹고 있어요", "user-a")
+    again = runner.run("그거 와파린이랑 같이 먹어도 돼요?", "user-a")
+    assert again.trace["followup"]["referent"]["name"] == "페니라민정" and PHENIRAMINE in _cited(again)
     direct = runner.run("그럼 페니라민정은 하루에 몇 번 먹어요?", "user-c")
     assert direct.trace["cache_hit"] and direct.answer == a.answer
     cold = runner.run(FOLLOW_UP, "user-d")

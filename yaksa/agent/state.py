@@ -18,7 +18,6 @@ from yaksa.scope.decision import ScopeDecision
 class AgentState(TypedDict, total=False):
     # input
     question: str                  # what every node after resolve_followup answers: standalone
-    asked: str                     # the user's own words when `question` was resolved from them
     user_id: str
     profile_name: str
     flags: AgentFlags

@@ -4,8 +4,8 @@ question about the drug it means, or the user is asked which drug (see `yaksa.ag
 Why here, after `scope` and before `check_similarity`: an out-of-scope message is refused before its
 history is read, and the shared response cache must only ever see the standalone question, never
 "그 약은 …", whose answer depends on whose conversation it is. Every later node (cache, search,
-generation, verification) works on the standalone `question`; the history keeps the user's own
-words (`asked`). A pointer with nothing earlier to point at is answered as asked when the message
+generation, verification) works on the standalone `question`, and the history keeps it too, so a
+follow-up to a follow-up ("그 약은 하루에 몇 번?" … "그거 와파린이랑 같이 먹어도 돼요?") still means the same drug. A pointer with nothing earlier to point at is answered as asked when the message
 itself names a drug or a drug class ("이거 먹고 운전해도 됨? 감기약임"), else the user is asked which drug.
 """
 
@@ -30,12 +30,11 @@ def resolve_followup(deps: AgentDeps):
         if not resolution.refers_back:
             return {}
         if resolution.resolved:
-            return {"question": resolution.question, "asked": question}
+            return {"question": resolution.question}
         focus = deps.searcher.focus_of(question)
         if not resolution.candidates and (focus.linking.named or focus.classes):
             # "이거 먹고 운전해도 됨? 감기약임": nothing earlier, but the message says what it is about
             return {}
         # no referent, or several: ask which drug rather than answer about a guess
-        return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False,
-                "asked": question}
+        return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False}
     return run

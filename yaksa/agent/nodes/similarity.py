@@ -69,9 +69,9 @@ def store_response(deps: AgentDeps):
         if state.get("blocked"):  # an out-of-scope question is kept nowhere, not even in the history
             turn.notes["stored_in_cache"] = stored
             return {}
-        # the history keeps what the user typed ("그 약은 …?"); the cache only the standalone question
-        said = state.get("asked") or state["question"]
-        deps.store_for(state["flags"]).add_turn(state["user_id"], said, state.get("answer", ""))
+        # a resolved follow-up is kept as the standalone question ("그럼 타이레놀은 …?", not "그 약은 …?"), so a
+        # follow-up to it resolves to the same drug and the generator's history names the drug
+        deps.store_for(state["flags"]).add_turn(state["user_id"], state["question"], state.get("answer", ""))
         if (not state.get("cache_hit") and state.get("verified") and not state.get("blocked")
                 and state.get("intent") == "question" and state.get("citations") and state.get("cacheable")):
             payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],
