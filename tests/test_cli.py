@@ -89,7 +89,7 @@ def test_ask_prints_one_json_object_per_question(tiny_copy: Path, monkeypatch) -
     assert "retrieve" not in greeting["trace"]["nodes"] and not greeting["citations"]
     assert answer["citations"] and all(c.startswith("mfds:") for c in answer["citations"])
     assert "[문서 1]" in answer["answer"] and answer["blocked"] is False
-    assert (tiny_copy / "data" / "memory" / "profiles.duckdb").exists()
+    assert (tiny_copy / "data" / "memory" / "profiles.sqlite").exists()
 
 
 def test_ask_with_an_unknown_profile_is_a_clear_error(tiny_project: Path) -> None:

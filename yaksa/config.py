@@ -316,7 +316,7 @@ class AgentParams:
     history_turns: int = 3           # previous turns of the same user shown to the generator
     cache_threshold: float = 0.85
     cache_max_size: int = 512
-    memory_path: str = "data/memory/profiles.duckdb"   # relative to params.yaml
+    memory_path: str = "data/memory/profiles.sqlite"   # relative to params.yaml
     cache_path: str = "data/cache/responses.npz"
 
     def __post_init__(self) -> None:

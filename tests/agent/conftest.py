@@ -26,7 +26,7 @@ def loaded(tiny_project: Path) -> Iterator[LoadedBundle]:
 @pytest.fixture()
 def settings(tiny_project: Path, tmp_path: Path) -> Settings:
     base = load_settings(tiny_project / "params.yaml")
-    agent = replace(base.agent, memory_path=str(tmp_path / "profiles.duckdb"),
+    agent = replace(base.agent, memory_path=str(tmp_path / "profiles.sqlite"),
                     cache_path=str(tmp_path / "responses.npz"))
     return replace(base, agent=agent)
 

@@ -172,7 +172,7 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
     if progress:
         progress(f"run {run_id}: {len(suite.items)} items {suite.by_category()} on bundle {loaded.version}")
     with tempfile.TemporaryDirectory(prefix="yaksa-regress-") as scratch:
-        private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "profiles.duckdb"),
+        private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "profiles.sqlite"),
                                                   cache_path=str(Path(scratch) / "responses.npz")))
         runner = build_runner(loaded, private)  # safety enforced, exactly as `yaksa serve` builds it
 
