@@ -29,6 +29,7 @@ from typing import Any
 
 from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
 from yaksa.retrieval.linking import Linking
+from yaksa.text.hangul import has_final
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle
 MAX_CANDIDATES = 4                       # drugs listed when asking which one was meant
@@ -91,19 +92,6 @@ class Resolution:
         return {"expression": self.expression, "resolved": self.resolved,
                 "referent": self.referent.to_json() if self.referent else None,
                 "candidates": list(self.candidates), "question": self.question}
-
-
-def has_final(word: str) -> bool:
-    """Does the word end in a consonant when read (decides 은/는, 이/가, 을/를 ...)?"""
-    word = re.sub(r"[^0-9A-Za-z가-힣]+$", "", word)
-    if not word:
-        return False
-    last = word[-1]
-    if "가" <= last <= "힣":
-        return (ord(last) - 0xAC00) % 28 != 0
-    if last.isdigit():
-        return last in "013678"          # 영, 일, 삼, 육, 칠, 팔
-    return last.lower() in "lmnr"         # 엘, 엠, 엔, 알
 
 
 def with_particle(name: str, meaning: str) -> str:

@@ -15,3 +15,26 @@ HANGUL_SYLLABLE_RUN = re.compile(r"[\uac00-\ud7a3]+")
 
 def has_hangul(text: str) -> bool:
     return HANGUL.search(text) is not None
+
+
+_DIGIT_FINAL = frozenset("013678")      # 영, 일, 삼, 육, 칠, 팔
+_LATIN_FINAL = frozenset("lmnr")        # 엘, 엠, 엔, 알
+# units read as words: 200mg → 밀리그램을, 3% → 퍼센트를, 10mL → 밀리리터를
+_UNIT_FINAL = re.compile(r"(?P<unit>mg|g|kg|mL|ml|L|%|IU|iu)\s*$")
+_UNIT_HAS_FINAL = {"mg": True, "g": True, "kg": True, "ml": False, "l": False, "%": False, "iu": False}
+
+
+def has_final(word: str) -> bool:
+    """Does the word end in a consonant when read aloud? It decides the particle (은/는, 이/가, 을/를,
+    과/와) wherever a sentence is built around a drug name, a number or a dose."""
+    if (unit := _UNIT_FINAL.search(word)) and re.search(r"\d\s*$", word[:unit.start()]):
+        return _UNIT_HAS_FINAL[unit.group("unit").lower()]
+    word = re.sub(r"[^0-9A-Za-z가-힣]+$", "", word)
+    if not word:
+        return False
+    last = word[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - 0xAC00) % 28 != 0
+    if last.isdigit():
+        return last in _DIGIT_FINAL
+    return last.lower() in _LATIN_FINAL

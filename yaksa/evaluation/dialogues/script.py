@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from yaksa.corpus.mfds_easy_drug import clean_text, split_product_name
 from yaksa.corpus.rawio import one_line
 from yaksa.evaluation.dialogues.personas import Entry, KoMapping, Persona, load_mapping
+from yaksa.text.hangul import has_final
 
 TURN_KINDS: tuple[str, ...] = ("facts", "symptom_question", "new_fact", "caution_question", "follow_up")
 REASONS: tuple[str, ...] = ("pregnancy", "condition", "age")   # priority order for turn 4
@@ -158,31 +159,8 @@ def load_drugs(csv_path: Path) -> list[DrugRow]:
 
 # ------------------------------------------------------------------------------- Korean particles
 
-_DIGIT_FINAL = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False, "6": True, "7": True,
-                "8": True, "9": False}
-_LATIN_FINAL = set("lmnr")  # 엘, 엠, 엔, 알
-# units read as words: 200mg → 밀리그램을, 3% → 퍼센트를, 10mL → 밀리리터를
-_UNIT_FINAL = re.compile(r"(?P<unit>mg|g|kg|mL|ml|L|%|IU|iu)\s*$")
-_UNIT_HAS_FINAL = {"mg": True, "g": True, "kg": True, "ml": False, "l": False, "%": False, "iu": False}
-
-
-def _has_final(word: str) -> bool:
-    """Does the word end in a consonant when read aloud (decides 이/가, 을/를, 은/는, 과/와)?"""
-    if (unit := _UNIT_FINAL.search(word)) and re.search(r"\d\s*$", word[:unit.start()]):
-        return _UNIT_HAS_FINAL[unit.group("unit").lower()]
-    word = re.sub(r"[^0-9A-Za-z가-힣]+$", "", word)
-    if not word:
-        return False
-    last = word[-1]
-    if "가" <= last <= "힣":
-        return (ord(last) - 0xAC00) % 28 != 0
-    if last.isdigit():
-        return _DIGIT_FINAL[last]
-    return last.lower() in _LATIN_FINAL
-
-
 def _josa(word: str, with_final: str, without_final: str) -> str:
-    return word + (with_final if _has_final(word) else without_final)
+    return word + (with_final if has_final(word) else without_final)
 
 
 def _ro(word: str) -> str:
