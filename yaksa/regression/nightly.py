@@ -61,7 +61,8 @@ class RegressionOutcome:
     failures: list[str]    # why it failed, one line each
 
 
-def _git_rev(root: Path) -> str:
+def short_git_rev(root: Path) -> str:
+    """HEAD, abbreviated, as the run store keeps it; "unknown" outside git."""
     try:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
                              text=True, timeout=10, check=True)
@@ -197,7 +198,7 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
         failures.append(f"LLM judge: {judge_note['nan_rate_overall']:.1%} of scores are NaN (limit 2%)")
     passed = not failures
     summary["gate"] = {"passed": passed, "baseline_run_id": baseline_id, "failures": failures}
-    git_rev, p_hash = _git_rev(root), params_hash(settings)
+    git_rev, p_hash = short_git_rev(root), params_hash(settings)
     store.save_run(RunRow(run_id, created.strftime("%Y-%m-%dT%H:%M:%SZ"), loaded.version, p_hash,
                           git_rev, suite.suite_hash, passed, False, baseline_id, summary),
                    [r.to_row() for r in records])
