@@ -62,3 +62,20 @@ def test_unknown_brand_without_products_says_so(catalog: DrugCatalog) -> None:
 @pytest.mark.parametrize("question", ["마스크 쓰고 나가도 돼요", "먹는 타이밍이 언제예요", "아기 해열제 용량"])
 def test_everyday_words_are_not_drugs(catalog: DrugCatalog, question: str) -> None:
     assert not catalog.link(question).named
+
+
+def test_full_names_found_anywhere_as_a_scan_of_every_name_would(catalog: DrugCatalog) -> None:
+    """The first-characters index finds exactly the names a scan of every full name finds, in key order."""
+    names = [k for k in catalog.keys["name"] if len(k) >= 4]
+    for name in names[:60]:
+        compact = f"혹시{name}이랑{names[-1]}같이"
+        assert catalog._full_names_in(compact) == [k for k in names if k in compact]
+    assert catalog._full_names_in("두통약") == []
+
+
+def test_products_naming_a_symptom_are_those_whose_efficacy_names_it(catalog: DrugCatalog) -> None:
+    for term in ("두통", "속쓰림", "기침", "없는증상어"):
+        expected = {p.item_seq for p in catalog.products.values() if "efficacy" in p.rows and term in p.efficacy}
+        assert catalog.products_naming(term) == expected
+        assert catalog.products_naming(term) is catalog.products_naming(term)  # remembered
+    assert catalog.products_naming("두통")

@@ -106,11 +106,13 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
                  need: int) -> tuple[list[tuple[Key, float]], Focus]:
     """Products whose 효능효과 names the symptom, one entry per product (module doc)."""
     rules = load_focus_rules()
-    with_efficacy = [p for p in catalog.products.values() if "efficacy" in p.rows]
+    with_efficacy = catalog.with_efficacy
     # the first-named symptom counts fully, later ones half ("속이 쓰려서 잠을 못 자요": 속쓰림 leads)
     weights = [1.0 if i == 0 else 0.5 for i in range(len(focus.symptoms))]
-    matched = [(p, sum(w for t, w in zip(focus.symptoms, weights) if t in p.efficacy)) for p in with_efficacy]
-    candidates = [(p, n) for p, n in matched if n]
+    naming = [catalog.products_naming(t) for t in focus.symptoms]
+    named = frozenset().union(*naming)
+    candidates = [(p, sum(w for seqs, w in zip(naming, weights) if p.item_seq in seqs))
+                  for p in with_efficacy if p.item_seq in named]
     reason = None
     if not candidates:  # no label names the words: the nearest 효능효과 sections
         sims = _similarity(vectors, qvec, [p.rows["efficacy"] for p in with_efficacy])
@@ -138,7 +140,7 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
 
 def symptom_products(catalog: DrugCatalog, terms: Sequence[str]) -> set[str]:
     """item_seqs whose 효능효과 names any of `terms` (the gold of a symptom question)."""
-    return {p.item_seq for p in catalog.products.values() if any(t in p.efficacy for t in terms)}
+    return set().union(*(catalog.products_naming(t) for t in terms))
 
 
 def names_symptom(text: str, terms: Sequence[str]) -> bool:

@@ -49,6 +49,7 @@ FORM_WORDS: tuple[str, ...] = tuple(sorted({*DOSAGE_FORMS, "연질캡슐", "현�
                                            key=len, reverse=True))
 # Series letters after a brand ("판콜에이", "보나링에이", "신신파스에스"): people say the brand without them.
 SERIES_SUFFIXES: tuple[str, ...] = ("에이", "에스", "에프", "엠", "큐", "골드", "플러스", "포르테", "키즈", "씨", "엘")
+FULL_NAME_MIN = 4  # a full product name this long anywhere in the question links it ("타이레놀정500밀리그람")
 MIN_SUFFIX = 3  # "우루사" of 대웅우루사; shorter tails ("루펜") name too many things
 # Brand stems and stem tails that are also everyday words: "에스" (S), "타이밍" (timing), "마스"(크).
 COMMON_WORDS: frozenset[str] = frozenset({
@@ -236,6 +237,11 @@ class DrugCatalog:
     products: dict[str, Product]
     keys: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # kind -> key -> item_seqs
     by_ingredient: dict[str, list[str]] = field(default_factory=dict)
+    # full names (FULL_NAME_MIN+ characters) by their first FULL_NAME_MIN characters, with their key order
+    _name_heads: dict[str, list[tuple[int, str]]] = field(default_factory=dict, repr=False, compare=False)
+    with_efficacy: list[Product] = field(default_factory=list, repr=False, compare=False)  # in catalog order
+    # symptom term -> item_seqs whose 효능효과 names it (filled on first use; terms come from the focus rules)
+    _naming: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_collection(cls, collection: Any) -> DrugCatalog:
@@ -300,6 +306,12 @@ class DrugCatalog:
             keys["tail"].pop(ing, None)
             keys["stem"].pop(ing, None)
         self.keys = {kind: dict(table) for kind, table in keys.items()}
+        heads: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for i, name in enumerate(self.keys["name"]):
+            if len(name) >= FULL_NAME_MIN:
+                heads[name[:FULL_NAME_MIN]].append((i, name))
+        self._name_heads = dict(heads)
+        self.with_efficacy = [p for p in self.products.values() if "efficacy" in p.rows]
         self.by_ingredient = {ing: self._order(seqs, ing) for ing, seqs in by_ingredient.items()}
 
     def _order(self, seqs: Iterable[str], ingredient: str | None = None) -> list[str]:
@@ -312,6 +324,25 @@ class DrugCatalog:
 
     def ingredient_products(self, ingredient: str) -> list[str]:
         return list(self.by_ingredient.get(ingredient, []))
+
+    def _full_names_in(self, compact: str) -> list[str]:
+        """Product names of FULL_NAME_MIN+ characters that occur in `compact`, in key order.
+
+        Why an index by first characters: the question is checked at each of its positions against
+        the few names starting there, not against every product name (this runs twice per request:
+        in the scope stage and in the focus)."""
+        found = {(i, name) for start in range(len(compact) - FULL_NAME_MIN + 1)
+                 for i, name in self._name_heads.get(compact[start:start + FULL_NAME_MIN], ())
+                 if compact.startswith(name, start)}
+        return [name for _, name in sorted(found)]
+
+    def products_naming(self, term: str) -> frozenset[str]:
+        """item_seqs of products with a 효능효과 section whose text names `term` (remembered per term)."""
+        found = self._naming.get(term)
+        if found is None:
+            found = frozenset(p.item_seq for p in self.with_efficacy if term in p.efficacy)
+            self._naming[term] = found
+        return found
 
     def _match_word(self, word: str) -> tuple[str, str, set[str], str, str] | None:
         """(kind, key, item_seqs, form, strength) for the longest name at the start of `word`."""
@@ -345,7 +376,7 @@ class DrugCatalog:
         mentions: list[str] = []
         notes: list[str] = []
         # a full product name anywhere in the question ("타이레놀정500밀리그람") is the strongest link
-        full = [(k, s) for k, s in self.keys.get("name", {}).items() if len(k) >= 4 and k in compact]
+        full = [(k, self.keys["name"][k]) for k in self._full_names_in(compact)]
         full = [(k, s) for k, s in full if not any(k != o and k in o for o, _ in full)]
         taken: set[str] = set()
         for key, seqs in full:
