@@ -110,9 +110,8 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
     # the first-named symptom counts fully, later ones half ("속이 쓰려서 잠을 못 자요": 속쓰림 leads)
     weights = [1.0 if i == 0 else 0.5 for i in range(len(focus.symptoms))]
     naming = [catalog.products_naming(t) for t in focus.symptoms]
-    named = frozenset().union(*naming)
-    candidates = [(p, sum(w for seqs, w in zip(naming, weights) if p.item_seq in seqs))
-                  for p in with_efficacy if p.item_seq in named]
+    candidates = [(catalog.products[s], sum(w for seqs, w in zip(naming, weights) if s in seqs))
+                  for s in catalog.in_catalog_order(frozenset().union(*naming))]
     reason = None
     if not candidates:  # no label names the words: the nearest 효능효과 sections
         sims = _similarity(vectors, qvec, [p.rows["efficacy"] for p in with_efficacy])

@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -74,6 +74,11 @@ class BrandRule:
 class BrandRules:
     brands: dict[str, BrandRule]
     ingredient_aliases: dict[str, str]  # alias (lower case) -> Korean ingredient name
+
+    @cached_property
+    def brand_words(self) -> frozenset[str]:
+        """Every word that names a brand: the brands and their aliases (checked per prefix of each word)."""
+        return frozenset(self.brands) | {a for r in self.brands.values() for a in r.aliases}
 
 
 @lru_cache(maxsize=1)
@@ -240,6 +245,7 @@ class DrugCatalog:
     # full names (FULL_NAME_MIN+ characters) by their first FULL_NAME_MIN characters, with their key order
     _name_heads: dict[str, list[tuple[int, str]]] = field(default_factory=dict, repr=False, compare=False)
     with_efficacy: list[Product] = field(default_factory=list, repr=False, compare=False)  # in catalog order
+    _position: dict[str, int] = field(default_factory=dict, repr=False, compare=False)  # item_seq -> catalog order
     # symptom term -> item_seqs whose 효능효과 names it (filled on first use; terms come from the focus rules)
     _naming: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -312,6 +318,7 @@ class DrugCatalog:
                 heads[name[:FULL_NAME_MIN]].append((i, name))
         self._name_heads = dict(heads)
         self.with_efficacy = [p for p in self.products.values() if "efficacy" in p.rows]
+        self._position = {seq: i for i, seq in enumerate(self.products)}
         self.by_ingredient = {ing: self._order(seqs, ing) for ing, seqs in by_ingredient.items()}
 
     def _order(self, seqs: Iterable[str], ingredient: str | None = None) -> list[str]:
@@ -336,6 +343,10 @@ class DrugCatalog:
                  if compact.startswith(name, start)}
         return [name for _, name in sorted(found)]
 
+    def in_catalog_order(self, seqs: Iterable[str]) -> list[str]:
+        """`seqs` ordered as the catalog lists its products (ties in a ranking keep this order)."""
+        return sorted(seqs, key=self._position.__getitem__)
+
     def products_naming(self, term: str) -> frozenset[str]:
         """item_seqs of products with a 효능효과 section whose text names `term` (remembered per term)."""
         found = self._naming.get(term)
@@ -358,7 +369,7 @@ class DrugCatalog:
                         if kind == "stem":  # "부루펜" is 부루펜정 and, by its tail, 어린이부루펜시럽
                             seqs = seqs | self.keys.get("tail", {}).get(key, set())
                         return kind, key, set(seqs), form, strength
-            if key in rules.brands or any(key in r.aliases for r in rules.brands.values()):
+            if key in rules.brand_words:
                 ok, form, strength = _rest_ok(rest)
                 if ok:
                     return "brand", key, set(), form, strength
