@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +21,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from yaksa.atomicio import write_parquet
-from yaksa.embed.base import Embedder
 
 _ID_KEY = b"yaksa.embedder_id"
-# embed_with_cache writes what it has at least this often, so an interrupted build keeps its work
-# without rewriting a large file after every small batch.
+# the embed stage's merge writes what it has at least this often, so an interrupted build keeps its
+# work without rewriting a large file after every small batch.
 FLUSH_SECONDS = 60.0
 
 
@@ -45,10 +43,11 @@ def cache_file_name(embedder_id: str) -> str:
 class EmbeddingCache:
     """Vectors of one or more embedders under one directory.
 
-    Usage::
+    Usage (the embed stage, `yaksa.pipeline.embed_stage`, plans from it and merges into it)::
 
         cache = EmbeddingCache(settings.paths.embedding_cache)
-        matrix, n_new = embed_with_cache(embedder, texts, hashes, cache)
+        found = cache.get_many(embedder.id, hashes)       # hash -> vector, for the hashes it holds
+        cache.put_many(embedder.id, new_hashes, new_vectors)
     """
 
     def __init__(self, directory: Path) -> None:
@@ -136,58 +135,3 @@ class EmbeddingCache:
         index = {h: i for i, h in enumerate(hashes)}
         self._loaded[embedder_id] = _Loaded((st.st_mtime_ns, st.st_size), index, vectors)
 
-
-def embed_with_cache(
-    embedder: Embedder,
-    texts: Sequence[str],
-    hashes: Sequence[str],
-    cache: EmbeddingCache,
-    batch_size: int = 32,
-    progress: bool = False,
-) -> tuple[np.ndarray, int]:
-    """(n, dim) vectors in input order, and how many texts had to be embedded (0 on a warm run).
-
-    Texts sharing a content hash are embedded once. New vectors reach the cache every
-    `FLUSH_SECONDS` and at the end, also when embedding fails part-way.
-    """
-    texts, hashes = list(texts), list(hashes)
-    if len(texts) != len(hashes):
-        raise ValueError(f"embed_with_cache: {len(texts)} texts but {len(hashes)} hashes")
-    if batch_size < 1:
-        raise ValueError(f"embed_with_cache: batch_size must be >= 1, got {batch_size}")
-    found = cache.get_many(embedder.id, hashes)
-    for vec in found.values():
-        if vec.shape != (embedder.dim,):
-            raise ValueError(f"embedding cache holds {vec.shape[0]}-d vectors for {embedder.id!r}, "
-                             f"but the embedder makes {embedder.dim}-d ones")  # fmt: skip
-        break
-    todo: dict[str, str] = {}
-    for h, t in zip(hashes, texts, strict=True):
-        if h not in found and h not in todo:
-            todo[h] = t
-    pending_h: list[str] = []
-    pending_v: list[np.ndarray] = []
-    todo_items = list(todo.items())
-    starts = range(0, len(todo_items), batch_size)
-    if progress and todo_items:  # a warm run has nothing to show a bar for
-        from tqdm import tqdm
-
-        starts = tqdm(starts, desc=f"embed {embedder.id}", unit="batch")
-    last_flush = time.monotonic()
-    try:
-        for start in starts:
-            batch = todo_items[start : start + batch_size]
-            vecs = embedder.embed_passages([t for _, t in batch])
-            for (h, _), v in zip(batch, vecs, strict=True):
-                found[h] = v
-                pending_h.append(h)
-                pending_v.append(v)
-            if time.monotonic() - last_flush >= FLUSH_SECONDS:
-                cache.put_many(embedder.id, pending_h, np.stack(pending_v))
-                pending_h, pending_v, last_flush = [], [], time.monotonic()
-    finally:
-        if pending_h:
-            cache.put_many(embedder.id, pending_h, np.stack(pending_v))
-    if not hashes:
-        return np.zeros((0, embedder.dim), dtype=np.float32), 0
-    return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False), len(todo)
