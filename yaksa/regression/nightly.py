@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import math
-import subprocess
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +25,7 @@ from yaksa.agent.runtime import build_runner
 from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.corpus.ingest import read_documents
+from yaksa.index.manifest import git_revision
 from yaksa.regression.gate import GateResult, MetricSpec, compare
 from yaksa.regression.metrics import INFORMATIONAL, LOWER_IS_BETTER, percentile
 from yaksa.regression.report import (
@@ -59,16 +59,6 @@ class RegressionOutcome:
     report: ReportPaths
     markdown: str          # the short verdict (the Prefect artifact)
     failures: list[str]    # why it failed, one line each
-
-
-def short_git_rev(root: Path) -> str:
-    """HEAD, abbreviated, as the run store keeps it; "unknown" outside git."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=10, check=True)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def params_hash(settings: Settings) -> str:
@@ -198,7 +188,7 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
         failures.append(f"LLM judge: {judge_note['nan_rate_overall']:.1%} of scores are NaN (limit 2%)")
     passed = not failures
     summary["gate"] = {"passed": passed, "baseline_run_id": baseline_id, "failures": failures}
-    git_rev, p_hash = short_git_rev(root), params_hash(settings)
+    git_rev, p_hash = git_revision(root), params_hash(settings)
     store.save_run(RunRow(run_id, created.strftime("%Y-%m-%dT%H:%M:%SZ"), loaded.version, p_hash,
                           git_rev, suite.suite_hash, passed, False, baseline_id, summary),
                    [r.to_row() for r in records])

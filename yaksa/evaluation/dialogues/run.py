@@ -55,7 +55,8 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
     from yaksa.evaluation.dialogues.report import write_report
     from yaksa.evaluation.dialogues.script import generate, load_drugs
     from yaksa.evaluation.dialogues.snapshot import dialogues_hash, save_snapshot
-    from yaksa.regression.nightly import params_hash, short_git_rev
+    from yaksa.index.manifest import git_revision
+    from yaksa.regression.nightly import params_hash
 
     fhir = settings.paths.raw / "synthea" / "fhir"
     drugs_csv = settings.paths.raw / "mfds-easy-drug-500" / "drug500_data.csv"
@@ -85,6 +86,6 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
     write_json(out / "summary.json", {**result, "bundle_version": loaded.version, "seed": seed})
     save_snapshot(settings.paths.root / settings.regression.db_path, result["run_id"],
                   time.strftime("%Y-%m-%dT%H:%M:%SZ", created), bundle_version=str(loaded.version),
-                  params_hash=params_hash(settings), git_rev=short_git_rev(settings.paths.root),
+                  params_hash=params_hash(settings), git_rev=git_revision(settings.paths.root),
                   suite_hash=dialogues_hash(dialogues), study=study, summary=result)
     return result
