@@ -15,8 +15,10 @@ With API keys configured, pass one bound to "*" (or to --user-id) in YAKSA_BENCH
 starts the servers itself, one after another on a free loopback port with rate limiting off: today's
 code and the code of `--baseline-rev` (default: the revision before the cheaper turn, extracted with
 `git archive` into a temporary directory and run from there), each with 1 and 2 uvicorn workers, on
-the same published bundle, each with its own empty profile store and response cache. Every server
-gets the same runs (default concurrency 1 and 8), reported side by side and written to
+the same published bundle, each with its own empty profile store and response cache. The baseline
+also runs without the packages that became dependencies after it (`BASELINE_WITHOUT`: uvicorn then
+fell back to h11 and the asyncio loop), so "before" is that revision as it was installed. Every
+server gets the same runs (default concurrency 1 and 8), reported side by side and written to
 benchmarks/results/serve-compare.json.
 """
 
@@ -55,6 +57,8 @@ QUESTIONS = [
     "위장약 복용 시 주의사항", "소화제 추천", "알레르기 약 졸림", "What are the symptoms of diabetes?",
     "How is high blood pressure treated?", "어린이 해열제 용량",
 ]
+# added as dependencies after BASELINE_REV; uvicorn picks them up when they import
+BASELINE_WITHOUT = ("uvloop", "httptools")
 TARGETS = {("search", 8): ("throughput_rps", ">=", 100.0), ("chat", 8): ("p95_ms", "<=", 1000.0)}
 
 
@@ -200,9 +204,21 @@ def extract_revision(rev: str, folder: Path) -> Path:
     return folder
 
 
-def start_server(src: Path, params: Path, port: int, workers: int, log: Path) -> subprocess.Popen:
-    """`yaksa serve` of the code in `src`, rate limiting off, in its own process group."""
-    env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "PYTHONPATH": str(src)}
+def hide_modules(folder: Path, names: tuple[str, ...]) -> Path:
+    """A folder that, first on PYTHONPATH, makes `import <name>` fail for each of `names` (as it did
+    before they were installed), so uvicorn's "auto" choices fall back the way they did then."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (folder / f"{name}.py").write_text(f"raise ImportError('{name} is hidden from the benchmark baseline')\n")
+    return folder
+
+
+def start_server(src: Path, params: Path, port: int, workers: int, log: Path,
+                 hidden: Path | None = None) -> subprocess.Popen:
+    """`yaksa serve` of the code in `src`, rate limiting off, in its own process group; modules in
+    `hidden` (see `hide_modules`) shadow the installed ones."""
+    path = os.pathsep.join(str(p) for p in (hidden, src) if p is not None)
+    env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "PYTHONPATH": path}
     env.pop("YAKSA_API_KEYS", None)
     with open(log, "wb") as out:
         return subprocess.Popen(
@@ -249,13 +265,14 @@ async def compare(args: argparse.Namespace) -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="serve-compare-") as tmp:
         code = {"before": extract_revision(args.baseline_rev, Path(tmp) / "before-src"), "now": ROOT}
+        hidden = {"before": hide_modules(Path(tmp) / "before-hidden", BASELINE_WITHOUT), "now": None}
         for workers in args.workers:
             for name, src in code.items():
                 folder = Path(tmp) / f"{name}-{workers}"
                 folder.mkdir()
                 params = private_params(Path(args.params), folder)
                 port = free_port()
-                server = start_server(src, params, port, workers, folder / "server.log")
+                server = start_server(src, params, port, workers, folder / "server.log", hidden[name])
                 url = f"http://127.0.0.1:{port}"
                 try:
                     try:
@@ -272,7 +289,8 @@ async def compare(args: argparse.Namespace) -> int:
                                   f"errors {r.errors} {r.error_kinds or ''}", flush=True)
                 finally:
                     stop_server(server)
-    print(f"\nbefore = {args.baseline_rev}, now = this checkout; {args.duration:g} s per run\n")
+    print(f"\nbefore = {args.baseline_rev} without {', '.join(BASELINE_WITHOUT)}, now = this checkout; "
+          f"{args.duration:g} s per run\n")
     print("| endpoint | concurrency | workers | before req/s | now req/s | now / before | before p95 ms | "
           "now p95 ms | errors (before/now) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -285,7 +303,8 @@ async def compare(args: argparse.Namespace) -> int:
                 print(f"| /v1/{endpoint} | {c} | {workers} | {b['throughput_rps']:.1f} | {n['throughput_rps']:.1f} | "
                       f"{n['throughput_rps'] / b['throughput_rps']:.1f}× | {b['p95_ms']:.1f} | {n['p95_ms']:.1f} | "
                       f"{b['errors']}/{n['errors']} |")
-    write_json(args.out, {"baseline_rev": args.baseline_rev, "duration_s": args.duration,
+    write_json(args.out, {"baseline_rev": args.baseline_rev, "baseline_without": list(BASELINE_WITHOUT),
+                          "duration_s": args.duration,
                           "max_requests": args.max_requests, "runs": rows})
     print(f"wrote {args.out}")
     return 1 if any(r["errors"] for r in rows) else 0
