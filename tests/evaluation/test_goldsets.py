@@ -135,6 +135,9 @@ def test_brand_name_and_form() -> None:
     assert brand_name("비타500") == "비타500"
     assert is_oral("겔포스현탁액") and is_oral("펜잘정") and is_oral("활명수")
     assert not is_oral("세나서트질정") and not is_oral("신신티눈고") and not is_oral("후시딘연고")
+    # the form comes before the strength in most names
+    assert is_oral("부루펜정200밀리그램") and is_oral("리나치올시럽5%") and is_oral("우루사100밀리그램연질캡슐")
+    assert not is_oral("후시딘연고10그램") and not is_oral("케토톱플라스타 30mg")
     assert section_question("후시딘연고", "usage") == "후시딘연고는 어떻게 사용해야 하나요?"
     with pytest.raises(ValueError, match="no question template"):
         section_question("펜잘정", "price")

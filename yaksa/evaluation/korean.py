@@ -58,7 +58,9 @@ def brand_name(product_name: str) -> str:
 def is_oral(name: str) -> bool:
     """Oral products are 먹는 약; anything else (ointments, plasters, pessaries) is 쓰는 약.
 
-    An unknown form counts as not oral: "사용해야" fits any product, "먹어야" does not."""
+    An unknown form counts as not oral: "사용해야" fits any product, "먹어야" does not. The form is read
+    before the strength: "부루펜정200밀리그램" ends in its strength, and is a tablet."""
+    name = brand_name(name)
     if name.endswith(_ORAL_LIQUIDS):
         return True
     if name.endswith(_TOPICAL_ENDINGS):
