@@ -104,3 +104,33 @@ def test_focus_json_is_plain(catalog: DrugCatalog) -> None:
     out = analyse("애드빌 부작용 뭐예요", catalog).to_json()
     assert json.loads(json.dumps(out, ensure_ascii=False))["brands"][0]["brand"] == "애드빌"
     assert out["intent"]["labels"] == ["부작용"]
+
+
+def _names(hits: list[Document], catalog: DrugCatalog) -> list[str]:
+    return list(dict.fromkeys(catalog.products[h.metadata["item_seq"]].name for h in hits))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_form_a_question_names_comes_first(catalog, docs, seed: int) -> None:
+    """"부루펜정" is the tablet, whatever the vectors prefer (each seed orders the family differently)."""
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=(len(docs), 16)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    hits, focus = _ranked("부루펜정 먹어도 돼요?", catalog, v, docs)
+    assert focus.linking.asked_form and all("정" in catalog.products[s].name for s in focus.linking.asked_form)
+    assert _names(hits, catalog)[0].startswith("부루펜정")
+    syrup, _ = _ranked("부루펜시럽 먹어도 돼요?", catalog, v, docs)
+    assert "시럽" in _names(syrup, catalog)[0]
+
+
+def test_a_childrens_product_comes_after_the_rest_unless_the_question_is_about_a_child(catalog, docs) -> None:
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        v = rng.normal(size=(len(docs), 16)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        adult, _ = _ranked("부루펜 먹어도 되나요", catalog, v, docs)
+        assert not _names(adult, catalog)[0].startswith("어린이")
+        child, _ = _ranked("아이가 부루펜 먹어도 되나요", catalog, v, docs)
+        names = _names(child, catalog)
+        assert any(n.startswith("어린이") for n in names)
+    assert not analyse("부루펜 먹어도 되나요", catalog).linking.asked_form

@@ -46,6 +46,7 @@ class FocusRules:
     populations: dict[str, tuple[str, ...]]
     population_usage: dict[str, tuple[str, ...]]
     routes: dict[str, tuple[str, ...]]
+    population_products: dict[str, tuple[str, ...]]  # word in a product name -> populations it suits
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, tuple[str, ...]]:
@@ -57,8 +58,14 @@ def load_focus_rules() -> FocusRules:
     """The packaged focus word lists, checked once per process."""
     text = resources.files("yaksa.retrieval").joinpath("rules", FOCUS_FILE).read_text(encoding="utf-8")
     data = yaml.safe_load(text) or {}
-    return FocusRules(*(_table(data, n) for n in
-                        ("symptoms", "drug_classes", "populations", "population_usage", "routes")))
+    rules = FocusRules(*(_table(data, n) for n in
+                         ("symptoms", "drug_classes", "populations", "population_usage", "routes",
+                          "population_products")))
+    for word, groups in rules.population_products.items():
+        unknown = sorted(set(groups) - set(rules.populations))
+        if unknown:
+            raise RulesFileError(f"{FOCUS_FILE}: population_products.{word} names unknown populations {unknown}")
+    return rules
 
 
 CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")

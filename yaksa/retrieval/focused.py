@@ -7,8 +7,8 @@ sections* answer the intent; similarity only orders what is left.
 
   drug mode     candidates = the linked products (for a brand not in the data: products of its
                 ingredient, single-ingredient first); products are taken round-robin over the drugs the
-                question named, ordered by route and population fit, then by the dense similarity of
-                their intent section; the intent's primary sections of every candidate come first, then
+                question named, ordered by the form and strength it asked for ("부루펜정": tablets
+                first), route and population fit, then by the dense similarity of their intent section; the intent's primary sections of every candidate come first, then
                 the secondary ones, then the first product's other sections.
   symptom mode  candidates = products whose 효능효과 names one of the symptom terms (none: the nearest
                 효능효과 sections by dense similarity), one entry per product, ordered by terms
@@ -32,6 +32,7 @@ Key = tuple[str, int]
 ROUTE_MISMATCH = 0.3        # product used another way than the question says (먹는 약 vs 파스)
 RECTAL_UNASKED = 1.0        # enemas and suppositories never lead unless the question asks for them
 POPULATION_FIT = 0.15       # 용법용량 doses the asked group (소아, 개월)
+POPULATION_UNASKED = 0.15   # the product's name says it is for a group the question is not about (어린이…)
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
 MAX_SYMPTOM_PRODUCTS = 20
 
@@ -46,6 +47,8 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
     groups = [g for g in focus.population if g in rules.population_usage]
     if groups and any(w in p.usage for g in groups for w in rules.population_usage[g]):
         score += POPULATION_FIT
+    if any(w in p.name and not set(suits) & set(focus.population) for w, suits in rules.population_products.items()):
+        score -= POPULATION_UNASKED
     return score
 
 
@@ -79,10 +82,14 @@ def rank_drug(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: np.
     intent = focus.intent
     primary = list(intent.sections) or ["efficacy"]
 
-    def product_key(p: Product, position: int) -> tuple[float, float, int]:
+    asked = focus.linking.asked_form
+
+    def product_key(p: Product, position: int) -> tuple[int, float, float, int]:
         rows = _section_rows(p, primary) or list(p.rows.values())
         sim = float(_similarity(vectors, qvec, rows).max()) if rows else 0.0
-        return (-_fit(p, focus, rules), -sim, position)
+        # the form the question named comes first: "부루펜정" is the tablet even where the syrup's
+        # label sounds more like the question
+        return (0 if not asked or p.item_seq in asked else 1, -_fit(p, focus, rules), -sim, position)
 
     ordered = [sorted(g, key=lambda p, g=g: product_key(p, g.index(p))) for g in groups]
     products: list[Product] = []

@@ -159,6 +159,9 @@ class Linking:
     mentions: tuple[str, ...] = ()       # every drug word found, linked or not
     notes: tuple[str, ...] = ()
     groups: tuple[tuple[str, ...], ...] = ()  # item_seqs per mention, so several drugs share the results
+    # item_seqs whose name has the form and strength the question asked for ("부루펜정" → the 정, not the
+    # 시럽 of the same stem); empty when the question asked for none
+    asked_form: frozenset[str] = frozenset()
 
     @property
     def named(self) -> bool:
@@ -386,6 +389,7 @@ class DrugCatalog:
         brands: list[BrandLink] = []
         mentions: list[str] = []
         notes: list[str] = []
+        asked_form: set[str] = set()
         # a full product name anywhere in the question ("타이레놀정500밀리그람") is the strongest link
         full = [(k, self.keys["name"][k]) for k in self._full_names_in(compact)]
         full = [(k, s) for k, s in full if not any(k != o and k in o for o, _ in full)]
@@ -431,6 +435,8 @@ class DrugCatalog:
                 via = "ingredient"
             else:
                 seq_list = self._prefer(seqs, form, strength, exact_stem=key if kind == "stem" else None)
+                if form or strength:
+                    asked_form.update(s for s in seq_list if self._has_form(s, form, strength))
                 via = kind
                 if key in rules.brands:
                     brands.append(BrandLink(key, rules.brands[key].ingredients, True, rules.brands[key].source))
@@ -439,7 +445,12 @@ class DrugCatalog:
             found.extend(LinkedProduct(s, self.products[s].name, via, word) for s in new)
             groups.append(tuple(seq_list))
         return Linking(tuple(found), tuple(dict.fromkeys(ingredients)), tuple(brands), tuple(mentions),
-                       tuple(notes), tuple(groups))
+                       tuple(notes), tuple(groups), frozenset(asked_form))
+
+    def _has_form(self, seq: str, form: str, strength: str) -> bool:
+        """The product's name has the asked form and strength (each only when asked)."""
+        compact = re.sub(r"\s+", "", self.products[seq].name)
+        return (not form or form in compact) and (not strength or strength in compact)
 
     def _prefer(self, seqs: set[str], form: str, strength: str, exact_stem: str | None) -> list[str]:
         """Products of one name, the ones matching the asked form and strength first."""
