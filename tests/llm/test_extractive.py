@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.extractive import NO_EVIDENCE_KO, extractive_answer
 from yaksa.llm.rule_verifier import verify_rules
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 
@@ -86,3 +86,20 @@ def test_real_mfds_labels_give_verifiable_answers(shared_data) -> None:
         assert answer.endswith(SAFETY_LINE_KO)
         invented = answer.replace(SAFETY_LINE_KO, f"1회 999정씩 드세요. [문서 1]\n\n{SAFETY_LINE_KO}")
         assert "근거 문서에 없는 용량/횟수 '999정'" in " ".join(verify_rules(invented, evidence).problems)
+
+
+def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
+    """The 어린이부루펜시럽 label doses children by age, then adults for arthritis; a parent asking
+    about a 5-year-old must not read the adult 200-600 mg line beside the child's dose."""
+    meta = {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"}
+    syrup = [Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
+                      "3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다. "
+                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다.", 0.9, meta)]
+    child = extractive_answer("5살 아이가 열이 나요. 부루펜 시럽 얼마나 먹여요?", syrup)
+    assert "3~6세는 1회 100~150 mg" in child and "200-600 mg" not in child and "[문서 1]" in child
+    adult = extractive_answer("관절염에 부루펜 시럽 성인은 얼마나 먹어요?", syrup)
+    assert "200-600 mg" in adult
+    only_adult = [Citation(1, "mfds:1:usage", "drugs", "어떤정", "용법용량", "성인은 1회 1정 복용합니다.", 0.9,
+                           {"section_key": "usage"})]
+    answer = extractive_answer("아기한테 이 약 먹여도 돼요?", only_adult)
+    assert "[문서 1]" not in answer and answer.startswith(NO_EVIDENCE_KO)

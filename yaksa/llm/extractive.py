@@ -6,19 +6,23 @@ overlap the question most (long list sentences discounted) are kept in their ori
 paragraph per document ending in its `[문서 N]`, at most MAX_DOCUMENTS paragraphs, indications and
 dosing before cautions and side-effect lists unless side effects were asked about. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
-The answer always ends with the consult line.
+For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg")
+are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
+(the document stays cited). The answer always ends with the consult line.
 
     extractive_answer("타이레놀 하루 몇 번 먹어요?", evidence, profile_summary="75세, 당뇨병")
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import safety_line
+from yaksa.retrieval.focus import find_population
 from yaksa.retrieval.section_intent import asks_side_effects
 
 MAX_SENTENCES_PER_DOC = 3
@@ -28,6 +32,10 @@ LONG_SENTENCE = 200        # characters: longer sentences (lists of every side e
 # a side-effect list that happens to name the symptom comes last unless side effects were asked about.
 SECTION_ORDER = {"efficacy": 0, "usage": 1, "precautions": 2, "interactions": 3, "storage": 4, "side_effects": 5}
 CAUTION_SECTIONS = frozenset({"주의사항", "상호작용", "경고", "부작용", "precautions", "interactions", "warnings"})
+CHILD_POPULATIONS = frozenset({"child", "infant"})
+ADULT_WORDS = re.compile(r"성인|(만\s*)?1[5-9]\s*세\s*이상|\badults?\b", re.IGNORECASE)
+CHILD_WORDS = re.compile(r"소아|어린이|유아|영아|신생아|개월|\d+\s*[~∼-]\s*\d+\s*세|\d+\s*세\s*(미만|이하)"
+                         r"|\bchild(ren)?\b|\binfants?\b", re.IGNORECASE)
 NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
 NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
 
@@ -38,9 +46,15 @@ def is_caution(citation: Citation) -> bool:
     return citation.section.strip().lower() in CAUTION_SECTIONS or key in CAUTION_SECTIONS
 
 
-def _pick(citation: Citation, query: set[str], profile: list[str]) -> tuple[list[str], list[str]]:
+def adult_only(sentence: str) -> bool:
+    """The sentence speaks of adults and of no child age group ("성인은 1회 200-600 mg씩")."""
+    return bool(ADULT_WORDS.search(sentence)) and not CHILD_WORDS.search(sentence)
+
+
+def _pick(citation: Citation, query: set[str], profile: list[str],
+          for_child: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
-    candidates = sentences(citation.text)
+    candidates = [s for s in sentences(citation.text) if not (for_child and adult_only(s))]
     caution = is_caution(citation)
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
@@ -77,6 +91,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
     side_effects_asked = asks_side_effects(question)
+    for_child = bool(CHILD_POPULATIONS & set(find_population(question)))
 
     def order(c: Citation) -> tuple[bool, int, int]:
         section = SECTION_ORDER.get(str(c.metadata.get("section_key", "")), 2)
@@ -86,10 +101,12 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     for citation in ranked:
         if len(paragraphs) == MAX_DOCUMENTS:
             break
-        picked, matched = _pick(citation, query, profile)
+        picked, matched = _pick(citation, query, profile, for_child)
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
         seen.update(picked)
         paragraphs.append(_paragraph(citation, picked, matched, korean))
+    if not paragraphs:  # every sentence was for adults, and the question is about a child
+        return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
     return "\n\n".join([*paragraphs, closing])
