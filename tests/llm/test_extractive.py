@@ -93,12 +93,14 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     about a 5-year-old must not read the adult 200-600 mg line beside the child's dose."""
     meta = {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"}
     syrup = [Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
-                      "3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다. "
-                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다.", 0.9, meta)]
+                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다. "
+                      "1일 최고 3,200 mg까지 투여할 수 있습니다. "
+                      "어린이의 경우 3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다.", 0.9, meta)]
     child = extractive_answer("5살 아이가 열이 나요. 부루펜 시럽 얼마나 먹여요?", syrup)
-    assert "3~6세는 1회 100~150 mg" in child and "200-600 mg" not in child and "[문서 1]" in child
-    adult = extractive_answer("관절염에 부루펜 시럽 성인은 얼마나 먹어요?", syrup)
-    assert "200-600 mg" in adult
+    assert "3~6세는 1회 100~150 mg" in child and "[문서 1]" in child
+    assert "200-600 mg" not in child and "3,200 mg" not in child  # the adult maximum follows the adult line
+    adult = extractive_answer("관절염에 부루펜 시럽 성인은 하루 최고 얼마나 먹어요?", syrup)
+    assert "200-600 mg" in adult and "3,200 mg" in adult
     only_adult = [Citation(1, "mfds:1:usage", "drugs", "어떤정", "용법용량", "성인은 1회 1정 복용합니다.", 0.9,
                            {"section_key": "usage"})]
     answer = extractive_answer("아기한테 이 약 먹여도 돼요?", only_adult)

@@ -6,8 +6,8 @@ overlap the question most (long list sentences discounted) are kept in their ori
 paragraph per document ending in its `[문서 N]`, at most MAX_DOCUMENTS paragraphs, indications and
 dosing before cautions and side-effect lists unless side effects were asked about. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
-For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg")
-are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
+For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
+the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
 (the document stays cited). The answer always ends with the consult line.
 
     extractive_answer("타이레놀 하루 몇 번 먹어요?", evidence, profile_summary="75세, 당뇨병")
@@ -51,10 +51,28 @@ def adult_only(sentence: str) -> bool:
     return bool(ADULT_WORDS.search(sentence)) and not CHILD_WORDS.search(sentence)
 
 
+def for_children(texts: Sequence[str]) -> list[str]:
+    """`texts` without the sentences about adults only. A sentence that names no group belongs to the
+    group of the sentence before it: "성인은 1회 200-600 mg씩 … 1일 최고 3,200 mg까지 투여할 수 있습니다."
+    is the adult maximum, though only its first sentence says so."""
+    kept: list[str] = []
+    adults = False
+    for sentence in texts:
+        if CHILD_WORDS.search(sentence):
+            adults = False
+        elif ADULT_WORDS.search(sentence):
+            adults = True
+        if not adults:
+            kept.append(sentence)
+    return kept
+
+
 def _pick(citation: Citation, query: set[str], profile: list[str],
           for_child: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
-    candidates = [s for s in sentences(citation.text) if not (for_child and adult_only(s))]
+    candidates = sentences(citation.text)
+    if for_child:
+        candidates = for_children(candidates)
     caution = is_caution(citation)
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
