@@ -28,10 +28,16 @@ class AgentDeps:
     cache: ResponseCache | None
     llm: LLMClient | None
     no_memory: NullProfileStore = field(default_factory=NullProfileStore)
+    answers_id: str = ""              # code + settings identity (yaksa.agent.answers_id); "" in unit tests
 
     @property
     def bundle_version(self) -> str:
         return self.searcher.loaded.version
+
+    @property
+    def cache_version(self) -> str:
+        """The response cache's key: a cached answer is valid for one bundle, code and settings."""
+        return f"{self.bundle_version}-{self.answers_id}" if self.answers_id else self.bundle_version
 
     def store_for(self, flags: AgentFlags) -> ProfileStore | NullProfileStore:
         return self.profiles if flags.memory_mode == "persistent" else self.no_memory

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+from yaksa.agent.answers_id import answers_id
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.nodes.similarity import cache_entities
 from yaksa.agent.runner import AgentRunner
@@ -50,11 +51,12 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         profiles=ProfileStore(settings.memory_path),
         cache=None,
         llm=client_from_env(),
+        answers_id=answers_id(settings),
     )
     deps.cache = ResponseCache(settings.cache_path, lambda text: searcher.query_vector(cache_collection, text),
                                lambda text: cache_entities(deps, text),
                                threshold=params.cache_threshold, max_size=params.cache_max_size,
                                style_variation=any(f.cache_style_variation for f in params.profiles.values()))
-    deps.cache.set_bundle_version(loaded.version)
+    deps.cache.set_bundle_version(deps.cache_version)
     terms("두통에 먹는 약")  # the offline roles' Kiwi loads on first use (~2 s): not on a user's turn
     return AgentRunner(deps, enforce_safety=enforce_safety)

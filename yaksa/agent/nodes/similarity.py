@@ -51,7 +51,7 @@ def check_similarity(deps: AgentDeps):
             # "와파린을 먹고 있어요" is a fact to remember, not a question a cached answer could serve
             turn.notes["cache"] = "statement"
             return {"cache_hit": False, "cacheable": True}
-        hit = deps.cache.lookup(state["question"], deps.bundle_version, state["scope"].verdict)
+        hit = deps.cache.lookup(state["question"], deps.cache_version, state["scope"].verdict)
         # never the cached question itself: it is another user's text
         turn.notes["cache"] = {"hit": hit is not None, **({"similarity": round(hit.similarity, 4)} if hit else {})}
         if hit is None:
@@ -77,7 +77,7 @@ def store_response(deps: AgentDeps):
             payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],
                        "verification": state.get("verification")}
             # the cache refuses questions holding personal identifiers (yaksa.privacy)
-            stored = deps.cache.store(state["question"], payload, deps.bundle_version, verified=True,
+            stored = deps.cache.store(state["question"], payload, deps.cache_version, verified=True,
                                       owner=state["user_id"], scope=state["scope"].verdict)
         turn.notes["stored_in_cache"] = stored
         return {}
