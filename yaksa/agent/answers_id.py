@@ -4,8 +4,8 @@ Why: the response cache keeps one file per bundle version and outlives the proce
 bundle alone, a deployed fix to retrieval or to the answer (a ranking rule, a dropped dose line)
 did not reach any question answered before it: the old answer kept coming back from the cache
 until the next bundle. Keyed by the bundle and this identity, a new build of the code or a change of
-params.yaml starts a fresh cache file (the old files stay on disk, unused, until a user erasure
-rewrites them or an operator deletes them).
+params.yaml starts a fresh cache file (the cache keeps the newest few files and deletes older ones,
+`yaksa.memory.cache_file.KEEP_FILES`).
 """
 
 from __future__ import annotations
