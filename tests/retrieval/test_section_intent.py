@@ -17,6 +17,8 @@ from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
     ("타이레놀이랑 감기약 같이 먹어도 되나", "interactions"),
     ("후시딘 연고 보관 어떻게 해요", "storage"),
     ("타치온정은 어디에 쓰는 약인가요?", "efficacy"),
+    ("타이레놀 오래 먹으면 간에 안 좋아요?", "precautions"),   # harm to an organ is a caution
+    ("이 약 위에 무리 가나요", "precautions"),
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent
@@ -55,3 +57,7 @@ def test_side_effect_question_and_rank() -> None:
     assert [intent.rank(s) for s in ("side_effects", "precautions", "usage")] == [0, 1, 2]
     with pytest.raises(ValueError):
         classify_intent("  ")
+
+
+def test_feeling_unwell_is_not_a_caution() -> None:
+    assert classify_intent("속이 안 좋아요").name != "precautions"
