@@ -21,7 +21,8 @@ def test_korean_answer_copies_cited_sentences_verbatim(tylenol: list[Citation]) 
     answer = extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol)
     paragraphs = answer.split("\n\n")
     assert paragraphs[-1] == SAFETY_LINE_KO and "전문가와 꼭 상담하세요" in answer
-    assert paragraphs[1] == ("타이레놀정500밀리그람(아세트아미노펜) (용법용량): 만 12세 이상 소아 및 성인은 "
+    # the section the question asks for (how often: 용법용량) comes first
+    assert paragraphs[0] == ("타이레놀정500밀리그람(아세트아미노펜) (용법용량): 만 12세 이상 소아 및 성인은 "
                              "1회 1~2정씩 1일 3~4회 (4~6시간 마다) 필요시 복용합니다. [문서 2]")  # fmt: skip
     for para in paragraphs[:-1]:  # one citation per paragraph, at its end
         assert para.count("[문서") == 1 and para.endswith("]")

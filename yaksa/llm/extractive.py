@@ -4,7 +4,8 @@ Why extractive: without a language model the only answer that can never invent a
 every sentence is a sentence of a retrieved document. For each cited document the sentences that
 overlap the question most (long list sentences discounted) are kept in their original order, one
 paragraph per document ending in its `[문서 N]`, at most MAX_DOCUMENTS paragraphs, indications and
-dosing before cautions and side-effect lists unless side effects were asked about. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
+dosing before cautions and side-effect lists unless side effects were asked about, and the section the
+question asks for (its intent: 용법용량 for "얼마나 먹여요") before all of them. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
 For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
@@ -23,7 +24,7 @@ from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import safety_line
 from yaksa.retrieval.focus import find_population
-from yaksa.retrieval.section_intent import asks_side_effects
+from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
@@ -111,8 +112,11 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     side_effects_asked = asks_side_effects(question)
     for_child = bool(CHILD_POPULATIONS & set(find_population(question)))
 
+    asked = classify_intent(question).name  # "얼마나 먹여요": the dose comes first, before what it is for
+
     def order(c: Citation) -> tuple[bool, int, int]:
-        section = SECTION_ORDER.get(str(c.metadata.get("section_key", "")), 2)
+        key = str(c.metadata.get("section_key", ""))
+        section = -1 if key == asked else SECTION_ORDER.get(key, 2)
         return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
