@@ -9,7 +9,9 @@ question asks for (its intent: 용법용량 for "얼마나 먹여요") before al
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
 For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
-(the document stays cited). The answer always ends with the consult line.
+(the document stays cited). A cited product holding an ingredient of a medication in the profile
+gets a duplicate-ingredient caution first (`yaksa.llm.duplicates`). The answer always ends with the
+consult line.
 
     extractive_answer("타이레놀 하루 몇 번 먹어요?", evidence, profile_summary="75세, 당뇨병")
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.llm.duplicates import duplicate_cautions
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
@@ -120,6 +123,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
+    used: list[Citation] = []
     for citation in ranked:
         if len(paragraphs) == MAX_DOCUMENTS:
             break
@@ -128,7 +132,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         if not picked:
             continue
         seen.update(picked)
+        used.append(citation)
         paragraphs.append(_paragraph(citation, picked, matched, korean))
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
-    return "\n\n".join([*paragraphs, closing])
+    # what the user already takes, inside a product the answer names, is said first
+    return "\n\n".join([*duplicate_cautions(profile_summary, used), *paragraphs, closing])

@@ -1,0 +1,55 @@
+"""The duplicate-ingredient caution: a cited product holding what the user already takes."""
+
+from __future__ import annotations
+
+from yaksa.llm.duplicates import duplicate_cautions, ingredients_of, profile_medications
+from yaksa.llm.evidence import Citation
+from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.rule_verifier import verify_rules
+
+
+def _product(n: int, name: str, ingredient: str, key: str, text: str) -> Citation:
+    meta = {"item_seq": f"9{n}", "product_name": name, "ingredient": ingredient, "section_key": key}
+    section = {"efficacy": "효능효과", "usage": "용법용량"}[key]
+    return Citation(n, f"mfds:9{n}:{key}", "drugs", f"{name}({ingredient})", section, text, 0.9, meta)
+
+
+PANCOL = [
+    _product(1, "판콜에이내복액", "아세트아미노펜,클로르페니라민말레산염,dl-메틸에페드린염산염", "efficacy",
+             "이 약은 감기의 여러 증상(콧물, 코막힘, 발열, 두통)의 완화에 사용합니다."),
+    _product(2, "판콜에이내복액", "아세트아미노펜,클로르페니라민말레산염,dl-메틸에페드린염산염", "usage",
+             "성인 1회 1병(30 mL)씩, 1일 3회 식후 30분에 복용합니다."),
+]
+
+
+def test_profile_medications_and_brands() -> None:
+    assert profile_medications("70세. 질환: 고혈압. 복용 중인 약: 타이레놀, 세티리진. 증상: 콧물.") == ["타이레놀", "세티리진"]
+    assert profile_medications("질환: 고혈압.") == []
+    assert ingredients_of("타이레놀") == ("아세트아미노펜",)   # a brand stands for its ingredients
+    assert ingredients_of("클로르페니라민") == ("클로르페니라민",)
+
+
+def test_a_cold_medicine_with_the_users_painkiller_says_so_first_and_cited() -> None:
+    summary = "복용 중인 약: 타이레놀, 와파린."
+    answer = extractive_answer("콧물이 심한데 감기약 먹어도 돼요?", PANCOL, profile_summary=summary)
+    first = answer.split("\n\n")[0]
+    assert first.startswith("주의: 판콜에이내복액에는 회원님이 복용 중인 타이레놀의 성분(아세트아미노펜)")
+    assert first.endswith("[문서 1]") and answer.count("주의: ") == 1   # once per product
+    assert verify_rules(answer, PANCOL).verdict == "PASS"
+
+
+def test_a_salt_matches_its_base_and_nothing_is_said_without_a_shared_ingredient() -> None:
+    assert "복용 중인 클로르페니라민이 들어 있어" in duplicate_cautions("복용 중인 약: 클로르페니라민.", PANCOL)[0]
+    assert duplicate_cautions("복용 중인 약: 와파린, 오메프라졸.", PANCOL) == []
+    assert duplicate_cautions("", PANCOL) == []
+    # asking about the very product the user takes is not a duplicate
+    assert duplicate_cautions("복용 중인 약: 판콜에이내복액.", PANCOL) == []
+
+
+def test_the_title_names_the_ingredient_when_the_metadata_does_not() -> None:
+    c = Citation(1, "mfds:1:usage", "drugs", "세리콘정(아세트아미노펜)", "용법용량", "성인은 1회 1정 복용합니다.", 0.9,
+                 {"product_name": "세리콘정", "ingredient": None, "section_key": "usage"})
+    assert "세리콘정에는 회원님이 복용 중인 아세트아미노펜이" in duplicate_cautions("복용 중인 약: 아세트아미노펜.", [c])[0]
+    unnamed = Citation(2, "mfds:2:usage", "drugs", "판콜에이내복액", "용법용량", "성인 1회 1병.", 0.9,
+                       {"product_name": "판콜에이내복액", "ingredient": None, "section_key": "usage"})
+    assert duplicate_cautions("복용 중인 약: 아세트아미노펜.", [unnamed]) == []  # the data does not say: silence
