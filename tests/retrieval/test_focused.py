@@ -31,11 +31,14 @@ def catalog(docs: list[Document]) -> DrugCatalog:
     return DrugCatalog.from_documents(enumerate(docs))
 
 
+def _unit_rows(n: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, 16)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
 @pytest.fixture(scope="module")
 def vectors(docs: list[Document]) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    v = rng.normal(size=(len(docs), 16)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    return _unit_rows(len(docs), 0)
 
 
 def _ranked(question: str, catalog: DrugCatalog, vectors: np.ndarray, docs: list[Document], need: int = 5):
@@ -113,9 +116,7 @@ def _names(hits: list[Document], catalog: DrugCatalog) -> list[str]:
 @pytest.mark.parametrize("seed", range(5))
 def test_the_form_a_question_names_comes_first(catalog, docs, seed: int) -> None:
     """"부루펜정" is the tablet, whatever the vectors prefer (each seed orders the family differently)."""
-    rng = np.random.default_rng(seed)
-    v = rng.normal(size=(len(docs), 16)).astype(np.float32)
-    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    v = _unit_rows(len(docs), seed)
     hits, focus = _ranked("부루펜정 먹어도 돼요?", catalog, v, docs)
     assert focus.linking.asked_form and all("정" in catalog.products[s].name for s in focus.linking.asked_form)
     assert _names(hits, catalog)[0].startswith("부루펜정")
@@ -125,9 +126,7 @@ def test_the_form_a_question_names_comes_first(catalog, docs, seed: int) -> None
 
 def test_a_childrens_product_comes_after_the_rest_unless_the_question_is_about_a_child(catalog, docs) -> None:
     for seed in range(5):
-        rng = np.random.default_rng(seed)
-        v = rng.normal(size=(len(docs), 16)).astype(np.float32)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        v = _unit_rows(len(docs), seed)
         adult, _ = _ranked("부루펜 먹어도 되나요", catalog, v, docs)
         assert not _names(adult, catalog)[0].startswith("어린이")
         child, _ = _ranked("아이가 부루펜 먹어도 되나요", catalog, v, docs)
