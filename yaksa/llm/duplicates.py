@@ -18,10 +18,11 @@ import re
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
+from yaksa.memory.profile_summary import MEDICATIONS_LABEL
 from yaksa.retrieval.linking import load_brand_rules
 from yaksa.text.hangul import has_final
 
-MEDICATIONS = re.compile(r"복용 중인 약:\s*([^.]*)")
+MEDICATIONS = re.compile(rf"{re.escape(MEDICATIONS_LABEL)}:\s*([^.]*)")
 MIN_INGREDIENT = 2  # characters: shorter names are not ingredients
 PARENS = re.compile(r"\(([^()]*)\)")  # "세리콘정(아세트아미노펜)": the label's own ingredient note
 
