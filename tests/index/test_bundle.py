@@ -125,7 +125,7 @@ def test_interrupted_build_leaves_no_trace(build, indexes_root: Path, monkeypatc
     monkeypatch.setattr(bundle_mod, target, boom)
     with pytest.raises(RuntimeError, match="disk on fire"):
         build(version="new")
-    assert sorted(p.name for p in indexes_root.iterdir()) == [".publish.lock", "CURRENT", "old"]
+    assert sorted(p.name for p in indexes_root.iterdir()) == [".lease-old", ".publish.lock", "CURRENT", "old"]
     assert current_version(indexes_root) == "old"
     assert (old / "manifest.json").is_file()
 

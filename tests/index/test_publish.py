@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -120,3 +122,35 @@ def test_published_bundle_serves_after_publish(build, indexes_root: Path) -> Non
     with open_bundle(resolve_bundle(indexes_root)) as bundle:
         rows, _ = bundle.collections["drugs"].dense_search(drugs.vectors[3], k=1)
         assert bundle.collections["drugs"].documents(rows) == [drugs.documents[3]]
+
+
+def test_prune_keeps_a_version_a_process_still_has_open(build, indexes_root: Path) -> None:
+    """A worker that has not swapped yet keeps its bundle's directory (and a restart of it works)."""
+    for v in ("v1", "v2", "v3"):
+        build(version=v)
+    publish(indexes_root, "v1", keep=5)
+    holder = subprocess.Popen(  # another process serving v1, as a worker of `yaksa serve` would
+        [sys.executable, "-c", "import sys\nfrom yaksa.index.reader import open_bundle\n"
+         f"b = open_bundle(__import__('pathlib').Path({str(indexes_root / 'v1')!r}))\n"
+         "print('open', flush=True)\nsys.stdin.read()\nb.close()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        publish(indexes_root, "v3", keep=1)
+        assert list_versions(indexes_root) == ["v1", "v3"]  # v2 pruned, v1 held open
+        with open_bundle(indexes_root / "v1") as again:  # a second reader of a held version is fine
+            assert again.version == "v1"
+    finally:
+        holder.communicate("", timeout=60)
+    assert prune_versions(indexes_root, keep=1) == ["v1"]  # released: the next prune removes it
+    assert sorted(p.name for p in indexes_root.iterdir() if p.name.startswith(".lease-")) == [".lease-v3"]
+
+
+def test_a_closed_bundle_releases_its_lease(build, indexes_root: Path) -> None:
+    for v in ("v1", "v2"):
+        build(version=v)
+    publish(indexes_root, "v2", keep=5)
+    bundle = open_bundle(indexes_root / "v1")
+    assert prune_versions(indexes_root, keep=1) == []
+    bundle.close()
+    assert prune_versions(indexes_root, keep=1) == ["v1"]

@@ -57,6 +57,9 @@ def test_rate_limit_is_per_key_with_retry_after(settings: Settings) -> None:
     with serving_client(settings, rate_per_sec=0.5, rate_burst=2) as client:
         assert [client.get("/v1/indexes", headers=ALICE).status_code for _ in range(2)] == [200, 200]
         limited = client.get("/v1/indexes", headers=ALICE)
-        assert limited.status_code == 429 and limited.headers["retry-after"] == "2"
-        assert limited.json()["detail"] == "rate limit exceeded; retry in 2 s"  # the same number as the header
+        # an empty bucket refills at 0.5/s: 2 s at most, less when the host was slow between requests
+        # (exact waits are tested with a fake clock in test_ratelimit.py)
+        assert limited.status_code == 429 and limited.headers["retry-after"] in {"1", "2"}
+        retry = limited.headers["retry-after"]
+        assert limited.json()["detail"] == f"rate limit exceeded; retry in {retry} s"  # the header's number
         assert client.get("/v1/indexes", headers={"Authorization": f"Bearer {OPS_KEY}"}).status_code == 200

@@ -2,8 +2,10 @@
 
 Servers read `indexes/CURRENT` to find the bundle to load, so CURRENT only ever moves to a bundle
 that opened with full checksum verification and passed the check; any failure leaves it where it
-was. Old versions are pruned afterwards, never the published one. A lock file serialises publishes
-and prunes so two nightly runs cannot interleave their CURRENT writes and deletions.
+was. Old versions are pruned afterwards, never the published one nor one a process still has open
+(`yaksa.index.lease`: a serving worker that has not swapped yet keeps its directory). A lock file
+serialises publishes and prunes so two nightly runs cannot interleave their CURRENT writes and
+deletions.
 
 Usage:
     def check(bundle: Bundle) -> None:   # the caller's sanity query; raise to refuse
@@ -36,6 +38,7 @@ from yaksa.index.layout import (
     list_versions,
     validate_version_name,
 )
+from yaksa.index.lease import LEASE_PREFIX, PruneClaim
 from yaksa.index.reader import Bundle, open_bundle
 
 __all__ = ["current_version", "list_versions", "prune_versions", "publish"]
@@ -88,7 +91,8 @@ def publish(
 
 
 def prune_versions(indexes_root: Path, keep: int) -> list[str]:
-    """Delete complete versions older than the newest `keep` (never CURRENT) and stale temp dirs.
+    """Delete complete versions older than the newest `keep` (never CURRENT, never one a process
+    holds open), stale temp dirs and lease files left by versions that are gone.
 
     Returns the names of the directories removed.
     """
@@ -134,8 +138,19 @@ def _prune(root: Path, keep: int) -> list[str]:
     doomed = [v for v in versions[: max(len(versions) - keep, 0)] if v != current]
     removed: list[str] = []
     for name in doomed:
-        _remove_dir(root, root / name)
+        claim = PruneClaim(root, name)
+        if not claim.try_claim():
+            log.info("kept %s: a process still has it open (pruned by a later publish)", name)
+            continue
+        try:
+            _remove_dir(root, root / name)
+        finally:
+            claim.finish()
         removed.append(name)
+    for path in sorted(root.glob(f"{LEASE_PREFIX}*")):
+        orphan = PruneClaim(root, path.name[len(LEASE_PREFIX):])
+        if not (root / path.name[len(LEASE_PREFIX):]).is_dir() and orphan.try_claim():
+            orphan.finish()
     now = time.time()
     for path in sorted(root.glob(f"{TMP_PREFIX}*")):
         if path.is_dir() and _is_stale_tmp(path, now):

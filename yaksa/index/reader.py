@@ -38,6 +38,7 @@ import numpy as np
 
 from yaksa.corpus.document import Document
 from yaksa.index.bm25 import BM25Index
+from yaksa.index.lease import BundleLease, acquire_lease
 from yaksa.index.dense import load_dense_index, search_dense
 from yaksa.index.docstore import DocStore
 from yaksa.index.errors import BundleError
@@ -113,10 +114,13 @@ class Bundle:
     version: str
     manifest: Manifest
     collections: dict[str, CollectionIndex] = field(default_factory=dict)
+    lease: BundleLease | None = None  # keeps the publisher's pruning off this version while open
 
     def close(self) -> None:
         for coll in self.collections.values():
             coll.close()
+        if self.lease is not None:
+            self.lease.release()
 
     def __enter__(self) -> Self:
         return self
@@ -224,16 +228,22 @@ def open_bundle(
     only that, never the presence, identity or row-count checks.
     """
     path = Path(path)
+    lease = acquire_lease(path)  # before the first read: a prune that has not started yet now waits
     if not path.is_dir():
+        lease.release()
         raise BundleError(f"{path}: bundle directory not found")
-    manifest = _read_manifest(path)
-    _check_files(path, manifest, verify_checksums)
-    if tokenizer is not None:
-        _check_tokenizer(path, manifest.tokenizer, tokenizer)
-    for name, identity in (embedders or {}).items():
-        if name in manifest.collections:
-            _check_embedder(path, name, manifest.collections[name]["embedder"], identity)
-    bundle = Bundle(path=path, version=manifest.version, manifest=manifest)
+    try:
+        manifest = _read_manifest(path)
+        _check_files(path, manifest, verify_checksums)
+        if tokenizer is not None:
+            _check_tokenizer(path, manifest.tokenizer, tokenizer)
+        for name, identity in (embedders or {}).items():
+            if name in manifest.collections:
+                _check_embedder(path, name, manifest.collections[name]["embedder"], identity)
+    except BaseException:
+        lease.release()
+        raise
+    bundle = Bundle(path=path, version=manifest.version, manifest=manifest, lease=lease)
     try:
         for name, entry in manifest.collections.items():
             bundle.collections[name] = _load_collection(path, name, entry)
