@@ -1,4 +1,4 @@
-"""Fixed replies for turns that need no evidence: greetings, profile statements, refusals.
+"""Fixed replies for turns that need no evidence: greetings, profile statements, refusals, crises.
 
 Why fixed text: these turns must not call an LLM (a refusal especially: out-of-scope questions
 are refused before any LLM call), and they are the same for every user. Whether a message is a
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
+from yaksa.scope.crisis import OVERDOSE_TAKEN
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -33,3 +34,35 @@ def refusal_reply(text: str) -> str:
                 f"약의 효능, 복용법, 부작용, 상호작용에 대해 물어봐 주세요. {SAFETY_LINE_KO}")
     return ("Sorry, this question is outside what I can answer: I cover medicines and health information "
             f"(uses, dosing, side effects, interactions). {SAFETY_LINE_EN}")
+
+
+_HELP_KO = ("자살예방상담전화 109(24시간), 정신건강위기상담전화 1577-0199, 생명의전화 1588-9191에서 "
+            "지금 바로 이야기를 들어 드립니다.")
+_EMERGENCY_KO = "이미 약을 많이 드셨거나 위급하면 지금 바로 119에 전화하거나 가까운 응급실로 가세요."
+_HELP_EN = ("In Korea you can call 109 (suicide prevention, 24 hours) or 1577-0199 (mental health crisis line) "
+            "right now; elsewhere, call your local emergency number.")
+_EMERGENCY_EN = ("If you have already taken too much of a medicine or are in danger, call 119 now "
+                 "(your local emergency number outside Korea) or go to the nearest emergency room.")
+
+
+def crisis_reply(kind: str, text: str) -> str:
+    """The fixed reply to a crisis message (`yaksa.scope.crisis`): where to get help now, no amounts.
+
+    An overdose that has happened gets the emergency steps first; thoughts of dying get the people
+    to talk to first. Neither ever says how much of anything is dangerous.
+    """
+    korean = bool(_HANGUL.search(text))
+    if kind == OVERDOSE_TAKEN:
+        if korean:
+            return ("지금 바로 119에 전화하세요. 드신 약의 상자나 설명서를 챙겨 응급실로 가시고, 억지로 토하게 하지 "
+                    f"마세요. 의식이 흐리거나 숨쉬기 힘들면 기다리지 말고 바로 119를 부르세요. {_HELP_KO} "
+                    f"{SAFETY_LINE_KO}")
+        return ("Call 119 now (your local emergency number outside Korea) and take the medicine's box or leaflet "
+                "to the emergency room; do not make the person vomit. If they are drowsy or struggling to breathe, "
+                f"do not wait. {_HELP_EN} {SAFETY_LINE_EN}")
+    if korean:
+        return ("많이 힘드신 것 같아요. 혼자 견디지 않으셔도 됩니다. 약의 양이나 방법은 알려 드릴 수 없지만, "
+                f"{_HELP_KO} {_EMERGENCY_KO} 가까운 사람에게 지금 연락하는 것도 도움이 됩니다.")
+    return ("It sounds like you are going through something very hard, and you don't have to face it alone. "
+            f"I can't help with amounts or methods. {_HELP_EN} {_EMERGENCY_EN} Reaching out to someone you trust "
+            "right now can help too.")

@@ -24,7 +24,7 @@ class AgentState(TypedDict, total=False):
     # scope, intent and context
     scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
     greeting: bool                 # "안녕하세요": answered with a fixed reply, never refused or cached
-    intent: str                    # "out_of_scope" | "chitchat" | "clarify" | "question" | "statement"
+    intent: str                    # "out_of_scope" | "crisis" | "chitchat" | "clarify" | "question" | "statement"
     complexity: str                # none | simple | moderate | complex
     k: int
     slots: list[SlotItem]

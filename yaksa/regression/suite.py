@@ -40,7 +40,7 @@ SUITE_DIR = Path(__file__).parent
 SUITE_FILE = SUITE_DIR / "suite.yaml"
 CATEGORIES = ("natural_ko", "conversation", "safety", "medquad", "pubmedqa", "out_of_scope", "in_scope")
 EXPECTS = ("answer", "refuse")
-CHECKS = ("not_cached", "forget_erases")
+CHECKS = ("not_cached", "forget_erases", "crisis_help")
 REFERENCE_CONTEXTS = 3  # gold passages given to NonLLMContextRecall per item
 
 
