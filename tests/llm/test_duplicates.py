@@ -53,3 +53,35 @@ def test_the_title_names_the_ingredient_when_the_metadata_does_not() -> None:
     unnamed = Citation(2, "mfds:2:usage", "drugs", "판콜에이내복액", "용법용량", "성인 1회 1병.", 0.9,
                        {"product_name": "판콜에이내복액", "ingredient": None, "section_key": "usage"})
     assert duplicate_cautions("복용 중인 약: 아세트아미노펜.", [unnamed]) == []  # the data does not say: silence
+
+
+NAPROXEN = [
+    Citation(n, f"mfds:{n}:precautions", "drugs", f"{name}(나프록센)", "주의사항", "알코올과 함께 복용하지 마십시오.", 0.9,
+             {"product_name": name, "ingredient": ingredient, "section_key": "precautions"})
+    for n, name, ingredient in ((1, "낙센정", "나프록센"), (2, "세록센정", None))
+]
+ACETAMINOPHEN = [
+    Citation(1, "mfds:1:usage", "drugs", "타스멘정(아세트아미노펜)", "용법용량", "성인은 1회 1정 복용합니다.", 0.9,
+             {"product_name": "타스멘정", "ingredient": None, "section_key": "usage"}),
+]
+
+
+def test_a_question_about_the_medication_itself_gets_no_duplicate_caution() -> None:
+    """'나프록센 먹고 술 마셔도 돼요?' remembers 나프록센; its own products are not a second dose of it."""
+    summary = "복용 중인 약: 나프록센."
+    assert duplicate_cautions(summary, NAPROXEN, "나프록센 먹고 술 마셔도 돼요?") == []
+    assert duplicate_cautions("복용 중인 약: 탁센.", NAPROXEN, "탁센 먹고 술 마셔도 돼요?") == []  # brand → 나프록센
+    # asked about something else, the same products are a duplicate again
+    assert len(duplicate_cautions(summary, NAPROXEN, "생리통에 먹는 약 있어요?")) == 2
+
+
+def test_a_product_with_more_than_the_named_medication_still_gets_the_caution() -> None:
+    answer = duplicate_cautions("복용 중인 약: 타이레놀.", PANCOL, "타이레놀 먹고 있는데 감기약 먹어도 되나요?")
+    assert len(answer) == 1 and answer[0].startswith("주의: 판콜에이내복액에는 회원님이 복용 중인 타이레놀의 성분")
+
+
+def test_another_brand_the_question_names_is_cautioned_by_name() -> None:
+    """판피린 is answered from acetaminophen stand-ins: the caution names 판피린, cited to the stand-in."""
+    cautions = duplicate_cautions("복용 중인 약: 타이레놀.", ACETAMINOPHEN, "타이레놀 먹고 있는데 판피린 먹어도 되나요?")
+    assert cautions == ["주의: 판피린에는 회원님이 복용 중인 타이레놀의 성분(아세트아미노펜)이 들어 있어, 함께 먹으면 같은 "
+                        "성분을 겹쳐 먹게 됩니다. 약사와 상의하세요. [문서 1]"]

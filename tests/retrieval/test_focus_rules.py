@@ -12,7 +12,9 @@ from yaksa.retrieval.focus import find_symptoms, named_symptoms
     ("어제부터 열이 38도야", "발열"),          # it was answered from naproxen side effects)
     ("신물이 올라와요", "속쓰림"),
     ("머리가 지끈지끈 아파요", "두통"),
-])
+    ("머리카락이 많이 빠져요", "탈모"),        # was answered from a naproxen side-effect list
+    ("살 빼는 약 있어요?", "체중감량"),         # was answered from ibuprofen side effects; no label names
+])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
 

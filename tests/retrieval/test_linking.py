@@ -59,6 +59,13 @@ def test_unknown_brand_without_products_says_so(catalog: DrugCatalog) -> None:
     assert "세티리진" in found.notes[0]
 
 
+@pytest.mark.parametrize("question", ["졸피뎀 먹고 술 마셔도 돼요?", "zolpidem 먹으면 졸려요?", "세티리진 먹으면 졸려요?"])
+def test_a_known_ingredient_the_data_lacks_is_named_without_products(catalog: DrugCatalog, question: str) -> None:
+    """Named, so the agent says the data lacks it, instead of answering from whatever the words match."""
+    found = catalog.link(question)
+    assert found.named and not found.products and found.ingredients[0] in ("졸피뎀", "세티리진")
+
+
 @pytest.mark.parametrize("question", ["마스크 쓰고 나가도 돼요", "먹는 타이밍이 언제예요", "아기 해열제 용량"])
 def test_everyday_words_are_not_drugs(catalog: DrugCatalog, question: str) -> None:
     assert not catalog.link(question).named

@@ -45,24 +45,70 @@ def ingredients_of(medication: str) -> tuple[str, ...]:
     return rule.ingredients if rule else (medication,)
 
 
-def duplicate_cautions(summary: str, evidence: Sequence[Citation]) -> list[str]:
-    """One cited sentence per cited product holding an ingredient the user already takes."""
-    taken = [(m, i) for m in profile_medications(summary) for i in ingredients_of(m)
-             if len(_compact(i)) >= MIN_INGREDIENT]
+def _ingredients_in(contents: str) -> list[str]:
+    """The product's ingredients as the label lists them ("아세트아미노펜,카페인무수물" → two)."""
+    return [part for part in re.split(r"[,/·+]", contents) if part]
+
+
+def _standin(product_ingredients: list[str], medication_ingredients: Sequence[str]) -> bool:
+    """Every ingredient of the product is one of the medication's (a salt counts as its base)."""
+    meds = [_compact(i) for i in medication_ingredients]
+    return bool(product_ingredients) and all(any(m in p for m in meds) for p in product_ingredients)
+
+
+def _caution(product: str, med: str, ingredient: str, n: int) -> str:
+    what = (f"{ingredient}{'이' if has_final(ingredient) else '가'}" if _compact(med) == _compact(ingredient)
+            else f"{med}의 성분({ingredient})이")
+    return (f"주의: {product}에는 회원님이 복용 중인 {what} 들어 있어, 함께 먹으면 같은 성분을 겹쳐 먹게 됩니다. "
+            f"약사와 상의하세요. [문서 {n}]")
+
+
+def duplicate_cautions(summary: str, evidence: Sequence[Citation], question: str = "") -> list[str]:
+    """One cited sentence per cited product holding an ingredient the user already takes.
+
+    A question that names a medication of the profile ("나프록센 먹고 술 마셔도 돼요?") is about that
+    medication: the products quoted for it are the medication itself or stand-ins with nothing else in
+    them, and telling the user they would take it twice is wrong. Those products get no caution; a
+    product with other ingredients besides still does ("타이레놀 먹는데 감기약": 판콜 holds more than
+    아세트아미노펜), and so does another brand the question names (brands_ko.yaml) that contains the
+    medication's ingredient ("타이레놀 먹고 있는데 판피린 먹어도 돼요?": 판피린 is answered from
+    stand-ins, so the brand itself is named, cited to the first quoted product holding the ingredient).
+    """
+    q = _compact(question)
+    medications = profile_medications(summary)
+    named = {m for m in medications if q and any(_compact(x) in q for x in (m, *ingredients_of(m))
+                                                 if len(_compact(x)) >= MIN_INGREDIENT)}
+    taken = [(m, i) for m in medications for i in ingredients_of(m) if len(_compact(i)) >= MIN_INGREDIENT]
     out: list[str] = []
     seen: set[str] = set()
+    holders: dict[str, int] = {}  # compact ingredient -> the first cited product holding it
     for c in evidence:
         product = str(c.metadata.get("product_name") or c.title)
         contents = _compact(str(c.metadata.get("ingredient") or "") or " ".join(PARENS.findall(c.title)))
-        if not contents or product in seen:
+        if not contents:
             continue
-        shared = [(m, i) for m, i in taken if _compact(i) in contents and _compact(m) not in _compact(product)]
+        for _, i in taken:
+            if _compact(i) in contents:
+                holders.setdefault(_compact(i), c.n)
+        if product in seen:
+            continue
+        listed = _ingredients_in(contents)
+        shared = [(m, i) for m, i in taken if _compact(i) in contents and _compact(m) not in _compact(product)
+                  and not (m in named and _standin(listed, ingredients_of(m)))]
         if not shared:
             continue
         seen.add(product)
         med, ingredient = shared[0]
-        what = (f"{ingredient}{'이' if has_final(ingredient) else '가'}" if _compact(med) == _compact(ingredient)
-                else f"{med}의 성분({ingredient})이")
-        out.append(f"주의: {product}에는 회원님이 복용 중인 {what} 들어 있어, 함께 먹으면 같은 성분을 겹쳐 먹게 "
-                   f"됩니다. 약사와 상의하세요. [문서 {c.n}]")
+        out.append(_caution(product, med, ingredient, c.n))
+    rules = load_brand_rules().brands
+    for brand, rule in rules.items():
+        if not q or _compact(brand) not in q or brand in seen:
+            continue
+        for m, i in taken:
+            same = _compact(m) == _compact(brand) or _compact(brand) in _compact(m) or _compact(m) in _compact(brand)
+            if same or _compact(i) not in {_compact(x) for x in rule.ingredients} or _compact(i) not in holders:
+                continue
+            seen.add(brand)
+            out.append(_caution(brand, m, i, holders[_compact(i)]))
+            break
     return out

@@ -137,4 +137,4 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
     # what the user already takes, inside a product the answer names, is said first
-    return "\n\n".join([*duplicate_cautions(profile_summary, used), *paragraphs, closing])
+    return "\n\n".join([*duplicate_cautions(profile_summary, used, question), *paragraphs, closing])

@@ -80,6 +80,14 @@ class BrandRules:
         """Every word that names a brand: the brands and their aliases (checked per prefix of each word)."""
         return frozenset(self.brands) | {a for r in self.brands.values() for a in r.aliases}
 
+    @cached_property
+    def known_ingredients(self) -> frozenset[str]:
+        """Korean ingredient names the rules know (alias targets and brand ingredients), lower case:
+        a question naming one the data lacks ("졸피뎀 먹고 술 마셔도 돼요?") is told so, not answered
+        from whatever the words happen to match."""
+        names = set(self.ingredient_aliases.values()) | {i for r in self.brands.values() for i in r.ingredients}
+        return frozenset(n.lower() for n in names if len(n) >= 2)
+
 
 @lru_cache(maxsize=1)
 def load_brand_rules() -> BrandRules:
@@ -376,6 +384,10 @@ class DrugCatalog:
                 ok, form, strength = _rest_ok(rest)
                 if ok:
                     return "brand", key, set(), form, strength
+            if key in rules.known_ingredients or key in rules.ingredient_aliases:  # named, but not in the data
+                ok, form, strength = _rest_ok(rest)
+                if ok:
+                    return "ingredient", key, set(), form, strength
         return None
 
     def link(self, question: str) -> Linking:
