@@ -7,7 +7,7 @@ from yaksa.corpus import medquad, mfds_easy_drug
 from yaksa.corpus.ingest import DOCUMENT_SCHEMA
 from yaksa.corpus.rejects import RejectLog
 from yaksa.extraction.build import CONCEPTS_CSV, PACK_DIR
-from yaksa.extraction.concepts import concepts_from_documents, name_key, read_lexicon
+from yaksa.extraction.concepts import brand_rule_concepts, concepts_from_documents, name_key, read_lexicon
 
 
 def test_build_outputs_and_counts(built_concepts: tuple[Path, dict]) -> None:
@@ -15,12 +15,16 @@ def test_build_outputs_and_counts(built_concepts: tuple[Path, dict]) -> None:
     assert (out / CONCEPTS_CSV).is_file()
     assert (out / PACK_DIR / "concept_map.json").is_file()
     # 5 products + 1 shared brand + 3 ingredients + 2 MedQuAD CUIs + the lexicon (its drug and
-    # drug-class rows are medications: none of their names is in these documents, so all survive)
+    # drug-class rows are medications: none of their names is in these documents, so all survive) + the
+    # linker's brands that keep a name no earlier concept claimed
     lay_terms = counts["by_type"]["symptom"] + counts["by_type"]["condition"] - 2
     drugs = sum(1 for c in read_lexicon() if c.type == "medication")
     assert drugs >= 30
-    assert counts["by_type"]["medication"] == 9 + drugs
-    assert counts["concepts"] == 9 + 2 + lay_terms + drugs
+    claimed = {name_key(n) for c in read_lexicon() for n in c.names} | {"타이레놀", "낙센", "판콜에스"}
+    brands = sum(1 for c in brand_rule_concepts() if any(name_key(n) not in claimed for n in c.names))
+    assert brands >= 50
+    assert counts["by_type"]["medication"] == 9 + drugs + brands
+    assert counts["concepts"] == 9 + 2 + lay_terms + drugs + brands
     assert counts["pack"]["ambiguous_names"] == 0
 
 

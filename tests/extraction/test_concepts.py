@@ -51,6 +51,13 @@ def test_brand_stem_shared_by_products_is_its_own_concept(table: dict[str, Conce
     assert table["YK:MFDS:200002"].names == ("타이레놀정160밀리그람",)
 
 
+def test_brands_of_the_linker_rules_are_medications_unless_the_data_names_them(table: dict[str, Concept]) -> None:
+    assert table["YK:OTC:게보린"].type == "medication" and table["YK:OTC:게보린"].names == ("게보린",)
+    assert table["YK:OTC:판피린"].names == ("판피린",)
+    assert "YK:OTC:지르텍" not in table    # the lexicon's cetirizine row names 지르텍 first
+    assert table["YK:OTC:타이레놀"].names == ("tylenol", "타이레놀정")  # the data's 타이레놀 products keep the name
+
+
 def test_ingredients_from_metadata_salt_split_and_from_parentheses(table: dict[str, Concept]) -> None:
     assert table["YK:ING:아세트아미노펜"].names == ("아세트아미노펜",)
     assert table["YK:ING:나프록센"].names == ("나프록센", "나프록센나트륨")

@@ -45,6 +45,9 @@ TAKEN = [
     ("판콜에스 하루에 몇 번 먹어요", set()),
     ("타이레놀이랑 낙센 같이 먹어도 돼요?", set()),
     ("수면제는 끊었어요", set()),
+    ("저는 게보린을 매일 먹고 있어요", {"YK:OTC:게보린"}),   # a brand of the linker's rules, not in the data
+    ("판피린 먹고 있는데 판콜에스 먹어도 되나요?", {"YK:OTC:판피린"}),
+    ("지르텍 먹고 있는데 판콜에스 먹어도 되나요?", {"YK:DRUG:cetirizine"}),  # the lexicon's row comes first
     ("can I take warfarin with aspirin", set()),
 ]
 

@@ -14,7 +14,10 @@ MedCAT pack cannot disambiguate a name shared by two concepts):
 6. the lexicon's medication rows: chronic-use drugs (`YK:DRUG:*`: 와파린, 메트포르민...) and drug
    classes (`YK:CLASS:*`: 혈압약, 항우울제...) that the 500-product MFDS data lacks, so "와파린을
    먹고 있어요" is remembered. They come last: where the MFDS data has the same name (아스피린),
-   its ingredient concept keeps it. Every lexicon row names its `source` (e.g. "WHO ATC B01AA03").
+   its ingredient concept keeps it. Every lexicon row names its `source` (e.g. "WHO ATC B01AA03");
+7. the brands of the linker's rules (`yaksa/retrieval/rules/brands_ko.yaml`, `YK:OTC:<brand>`, names
+   the brand and its aliases) that no MFDS product names: "타이레놀을 매일 먹고 있어요" is remembered
+   although the 500-product dump has no 타이레놀 (it was answered as a question and forgotten).
 Name ownership is decided on a normalised key (case-folded letters, digits and Hangul), which is how
 MedCAT sees names once its tagger drops punctuation and spaces.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 import duckdb
 
 from yaksa.atomicio import atomic_write_text, write_json
+from yaksa.retrieval.linking import load_brand_rules
 from yaksa.text.userdict import brand_stem, ingredient_words
 
 CONCEPT_TYPES: tuple[str, ...] = ("medication", "symptom", "condition")
@@ -206,7 +210,14 @@ def concepts_from_documents(documents_path: Path, lexicon_path: Path = LEXICON_P
     lexicon = read_lexicon(lexicon_path)
     drugs = [c for c in lexicon if c.type == "medication"]
     lay_terms = [c for c in lexicon if c.type != "medication"]
-    return assign_names([*lay_terms, *ingredients, *medquad_concepts(questions), *rest, *drugs])
+    return assign_names([*lay_terms, *ingredients, *medquad_concepts(questions), *rest, *drugs,
+                         *brand_rule_concepts()])
+
+
+def brand_rule_concepts() -> list[Concept]:
+    """One medication concept per brand of the linker's rules (the brand, then its aliases)."""
+    rules = load_brand_rules()
+    return [_concept(f"YK:OTC:{brand}", "medication", [brand, *rule.aliases]) for brand, rule in rules.brands.items()]
 
 
 def write_medcat_csv(path: Path, concepts: Iterable[Concept]) -> None:
