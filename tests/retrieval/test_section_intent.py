@@ -19,6 +19,9 @@ from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
     ("타치온정은 어디에 쓰는 약인가요?", "efficacy"),
     ("타이레놀 오래 먹으면 간에 안 좋아요?", "precautions"),   # harm to an organ is a caution
     ("이 약 위에 무리 가나요", "precautions"),
+    ("아스피린 먹으면 속 쓰려요?", "side_effects"),           # what taking it does: was efficacy
+    ("부루펜 먹고 나서 두드러기 났어요", "side_effects"),
+    ("케토톱 붙이면 피부가 빨개져요?", "side_effects"),
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent
