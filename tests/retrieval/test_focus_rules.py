@@ -13,6 +13,7 @@ from yaksa.retrieval.focus import find_symptoms, named_symptoms
     ("신물이 올라와요", "속쓰림"),
     ("머리가 지끈지끈 아파요", "두통"),
     ("머리카락이 많이 빠져요", "탈모"),        # was answered from a naproxen side-effect list
+    ("장이 안 좋은데 먹을 약 있어요?", "정장"),      # probiotics' 효능효과 says 정장 (was an unrelated answer)
     ("살 빼는 약 있어요?", "체중감량"),         # was answered from ibuprofen side effects; no label names
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
@@ -23,3 +24,5 @@ def test_a_drug_class_alone_is_not_a_named_symptom() -> None:
     assert named_symptoms("진통제 추천해 주세요") == ()
     assert find_symptoms("진통제 추천해 주세요")[0]   # the focus still reads the class's symptoms
     assert named_symptoms("오늘 서울 기온이 30도래") == ()
+    assert named_symptoms("항생제 먹는 중에 유산균 먹어도 돼요?") == ()   # 유산균 is a class: 정장 products
+    assert "정장" in find_symptoms("항생제 먹는 중에 유산균 먹어도 돼요?")[0]
