@@ -26,3 +26,9 @@ def test_a_drug_class_alone_is_not_a_named_symptom() -> None:
     assert named_symptoms("오늘 서울 기온이 30도래") == ()
     assert named_symptoms("항생제 먹는 중에 유산균 먹어도 돼요?") == ()   # 유산균 is a class: 정장 products
     assert "정장" in find_symptoms("항생제 먹는 중에 유산균 먹어도 돼요?")[0]
+
+
+def test_a_sprain_is_named_as_tablets_and_plasters_name_it() -> None:
+    """Tablets write 염좌, plasters and gels 삠: "발목을 삐끗했는데 뭐 바르면 돼요" must reach the plasters."""
+    assert {"염좌", "삠"} <= set(named_symptoms("발목을 삐끗했는데 뭐 바르면 돼요"))
+    assert named_symptoms("코가 꽉 막혀서 잠을 못 자요")[0] == "코막힘"   # was answered from a sleeping pill

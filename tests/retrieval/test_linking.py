@@ -86,3 +86,10 @@ def test_products_naming_a_symptom_are_those_whose_efficacy_names_it(catalog: Dr
         assert catalog.products_naming(term) == expected
         assert catalog.products_naming(term) is catalog.products_naming(term)  # remembered
     assert catalog.products_naming("두통")
+
+
+def test_a_name_without_a_form_word_is_typed_by_its_dose_text(catalog: DrugCatalog) -> None:
+    """뇌선 (a powder) and 코푸시럽에스 were typed as applied, and demoted for every 먹는 question."""
+    routes = {p.name: p.route for p in catalog.products.values()}
+    assert routes["뇌선"] == "oral" and routes["코푸시럽에스"] == "oral" and routes["까스활명수큐액"] == "oral"
+    assert routes["신신파스에스"] == "topical" and routes["미보(MEBO)연고"] == "topical"

@@ -189,7 +189,17 @@ def _route(name: str, usage: str) -> str:
         return "eye"
     from yaksa.evaluation.korean import is_oral  # one definition of "swallowed" for the project
 
-    return "oral" if is_oral(name) else "topical"
+    if is_oral(name):
+        return "oral"
+    # a name without a form word ("뇌선", a powder) says nothing: its 용법용량 does ("복용합니다")
+    head = usage[:300]
+    if _SWALLOWED.search(head) and not _APPLIED.search(head):
+        return "oral"
+    return "topical"
+
+
+_SWALLOWED = re.compile(r"복용|마시|삼키|씹어")
+_APPLIED = re.compile(r"바르|발라|붙이|붙여|뿌리|뿌려|도포|점안|가글|양치|헹구|환부")
 
 
 def _base(ingredient: str) -> str:
