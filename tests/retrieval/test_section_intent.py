@@ -22,6 +22,7 @@ from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
     ("아스피린 먹으면 속 쓰려요?", "side_effects"),           # what taking it does: was efficacy
     ("부루펜 먹고 나서 두드러기 났어요", "side_effects"),
     ("케토톱 붙이면 피부가 빨개져요?", "side_effects"),
+    ("부루펜 술 먹고 먹어도 되나요", "precautions"),
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent
@@ -64,3 +65,8 @@ def test_side_effect_question_and_rank() -> None:
 
 def test_feeling_unwell_is_not_a_caution() -> None:
     assert classify_intent("속이 안 좋아요").name != "precautions"
+
+
+def test_lips_are_not_alcohol() -> None:
+    """"입술에 물집이 생겼어요" got the 주의사항 of the cold-sore creams: 술 in 입술 read as alcohol."""
+    assert classify_intent("입술에 물집이 생겼어요", symptom=True).name != "precautions"

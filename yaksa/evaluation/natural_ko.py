@@ -32,7 +32,7 @@ from typing import Any
 
 from yaksa.corpus.document import Document
 from yaksa.evaluation.goldsets import GoldsetError
-from yaksa.retrieval.linking import load_brand_rules
+from yaksa.retrieval.linking import load_brand_rules, names_term
 from yaksa.retrieval.section_intent import KO_SECTIONS
 
 QUESTIONS_FILE = Path(__file__).with_name("natural_ko.jsonl")
@@ -116,7 +116,7 @@ def resolve_gold(q: NaturalQuestion, products: dict[str, ProductFields]) -> froz
         names = [_compact(t) for t in q.target]
         return frozenset(s for s, p in products.items() if any(n in _compact(p.name) for n in names))
     if q.kind == "symptom":
-        return frozenset(s for s, p in products.items() if any(t in p.efficacy for t in q.target))
+        return frozenset(s for s, p in products.items() if any(names_term(p.efficacy, t) for t in q.target))
     ingredients = list(q.target)
     if q.kind == "brand":
         rule = load_brand_rules().brands.get(q.target[0])

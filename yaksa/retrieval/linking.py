@@ -70,6 +70,19 @@ class BrandRule:
     source: str
 
 
+def names_term(text: str, term: str) -> bool:
+    """Whether a label text names a symptom term, spaces ignored on both sides.
+
+    Why compact: labels write "눈의 피로", "벌레 물린데" and "벌레물린데" alike; a term that must match
+    the spacing of every label silently names no product ("눈의피로" named none).
+    """
+    return _nospace(term) in _nospace(text)
+
+
+def _nospace(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
 @dataclass(frozen=True)
 class BrandRules:
     brands: dict[str, BrandRule]
@@ -372,7 +385,7 @@ class DrugCatalog:
         """item_seqs of products with a 효능효과 section whose text names `term` (remembered per term)."""
         found = self._naming.get(term)
         if found is None:
-            found = frozenset(p.item_seq for p in self.with_efficacy if term in p.efficacy)
+            found = frozenset(p.item_seq for p in self.with_efficacy if names_term(p.efficacy, term))
             self._naming[term] = found
         return found
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from yaksa.retrieval.focus import Focus
+from yaksa.retrieval.linking import names_term
 
 MIN_SHARE = 0.5  # at least half of the cited documents must be about the asked drug or symptom
 
@@ -51,7 +52,7 @@ def is_about(focus: Focus, doc: CitedDoc) -> bool:
         return bool(seq) and seq in focus.item_seqs
     if focus.mode == "symptom":
         return (bool(seq) and seq in focus.item_seqs) or (
-            meta.get("section_key") == "efficacy" and any(t in text for t in focus.symptoms))
+            meta.get("section_key") == "efficacy" and any(names_term(text, t) for t in focus.symptoms))
     return True
 
 

@@ -47,6 +47,11 @@ KO_SECTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "storage": (("storage",), ()),
 }
 
+# Who or what the question is careful about: a caution question even when it names a symptom.
+# 술 is alcohol, not 입술 (lips: "입술에 물집" was read as a caution question), 기술, 미술, 예술, 마술.
+CAUTION_CONTEXT = (r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|(?<![입기미예마])술|음주|햇빛|햇볕|자외선|"
+                   r"주의|조심|경고|금기")
+
 # Checked in this order; the first match is the primary intent. Specific asks (storage, side effects,
 # interactions, dose) come before the broad "is it safe" cues, which almost every question carries.
 KO_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -62,8 +67,7 @@ KO_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("usage", re.compile(r"용량|용법|몇\s*(알|개|정|번|포|스푼|방울|ml|mL|미리|시간|회|장|일)|얼마나\s*(먹|자주|복용|써|발라)|"
                          r"하루에|최대|복용\s*법|먹는\s*법|어떻게\s*(먹|복용|써|사용|발라|붙여|넣)|언제\s*(먹|복용)|"
                          r"식전|식후|공복|간격|사용\s*법|바르는\s*법|복용\s*방법|사용\s*방법|몇\s*살부터|양은|얼만큼")),
-    ("precautions", re.compile(r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|술|음주|햇빛|햇볕|자외선|"
-                               r"주의|조심|경고|금기|(먹어|먹여|복용해|써|발라|붙여|사용해|마셔|봐|드셔|해)도\s*(되|돼|괜찮)|"
+    ("precautions", re.compile(rf"{CAUTION_CONTEXT}|(먹어|먹여|복용해|써|발라|붙여|사용해|마셔|봐|드셔|해)도\s*(되|돼|괜찮)|"
                                r"괜찮(나|을|은|아)|안\s*되는\s*(사람|경우)|하면\s*안|간\s*(이|질환|수치)|위궤양|"
                                r"(간|위|몸|신장|콩팥|심장|뼈|눈|태아|아기)에\s*(안\s*좋|나쁘|나빠|무리|해로)|"
                                r"고혈압|당뇨|천식|신장|콩팥|아기|아이|어린이|소아|개월")),
@@ -151,7 +155,7 @@ def classify_korean(question: str, default: str | None = None, symptom: bool = F
         return SectionIntent(default, primary, secondary, ())
     name, cue = hits[0]
     if name == "precautions" and symptom and not re.search(
-            r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|술|음주|햇빛|햇볕|자외선|주의|조심|경고|금기", question):
+            CAUTION_CONTEXT, question):
         name = "efficacy"
         primary, _ = KO_SECTIONS[name]
         return SectionIntent(name, primary, ("precautions", "warning", "usage"), (cue,))
