@@ -101,8 +101,12 @@ def duplicate_cautions(summary: str, evidence: Sequence[Citation], question: str
         med, ingredient = shared[0]
         out.append(_caution(product, med, ingredient, c.n))
     rules = load_brand_rules().brands
-    for brand, rule in rules.items():
-        if not q or _compact(brand) not in q or brand in seen:
+    asked = [b for b in rules if q and _compact(b) in q]
+    # "우먼스타이레놀" names one brand, not also the 타이레놀 inside it
+    asked = [b for b in asked if not any(b != o and _compact(b) in _compact(o) for o in asked)]
+    for brand in asked:
+        rule = rules[brand]
+        if brand in seen:
             continue
         for m, i in taken:
             same = _compact(m) == _compact(brand) or _compact(brand) in _compact(m) or _compact(m) in _compact(brand)
