@@ -26,7 +26,8 @@ from yaksa.scope.exemplars import load_questions as scope_questions
     ("아이가 해열제 시럽을 한 통 다 마셨어요", OVERDOSE_TAKEN),
     ("방금 수면제를 30알 먹었어요", OVERDOSE_TAKEN),
     ("타이레놀을 스무 알 먹었어요", OVERDOSE_TAKEN),
-    ("엄마가 혈압약을 실수로 두 번 먹었어요", OVERDOSE_TAKEN),
+    ("아이가 실수로 할머니 혈압약을 먹었어요", OVERDOSE_TAKEN),
+    ("애기가 몰래 약통을 열어서 먹었어요", OVERDOSE_TAKEN),
     ("약을 한꺼번에 다 먹어버렸어요", OVERDOSE_TAKEN),
     ("my son accidentally swallowed my pills", OVERDOSE_TAKEN),
     ("I overdosed on tylenol", OVERDOSE_TAKEN),
@@ -49,6 +50,8 @@ def test_crisis_messages_are_recognised(text: str, kind: str) -> None:
     "해열제 먹고 열이 안 떨어지면 죽 먹이고 재워도 돼요?",
     "배가 아파 죽겠어요 무슨 약 먹어요",               # a figure of speech about pain
     "can I take two tylenol at once",
+    "판콜에스 한 병 마셨는데 또 마셔도 돼요?",          # one bottle is one dose of a drink
+    "엄마가 혈압약을 실수로 두 번 먹었어요",            # an adult's double dose: answered, not 119
 ])
 def test_ordinary_questions_that_share_the_words_are_not_crises(text: str) -> None:
     assert crisis_kind(text) is None and crisis_decision(text) is None

@@ -52,8 +52,11 @@ _LETHAL = re.compile(
 # an overdose that has happened (someone needs 119 now, not a label)
 _TAKEN_VERB = r"(먹었|먹어\s?버렸|먹어버렸|삼켰|삼켜\s?버렸|마셨|마셔\s?버렸|먹였|털어\s?넣었)"
 _OVERDOSE_TAKEN = re.compile(
-    rf"(한\s?통|한\s?병|통째로|한\s?번에\s?다|한꺼번에|전부\s?다|몽땅|다\s?털어)\s?(을|를|다)?\s?.{{0,10}}{_TAKEN_VERB}"
-    rf"|과다\s?복용\s?(했|해\s?버렸|해버렸|한\s?것\s?같)|실수로.{{0,20}}{_TAKEN_VERB}"
+    rf"(한\s?통|통째로|한\s?번에\s?다|한꺼번에|전부\s?다|몽땅|다\s?털어)\s?(을|를|다)?\s?.{{0,10}}{_TAKEN_VERB}"
+    rf"|과다\s?복용\s?(했|해\s?버렸|해버렸|한\s?것\s?같)"
+    # a child who got into the medicine; an adult's double dose ("실수로 두 번") is a dosing question
+    rf"|(아이|애기|아기|아가|애가|우리\s?애|아들|딸|손자|손녀)[^.?!]{{0,30}}(실수로|몰래|모르고|꺼내|주워)"
+    rf"[^.?!]{{0,20}}{_TAKEN_VERB}"
     r"|\b(overdosed|i\s+took\s+too\s+many|swallowed\s+(a|the)\s+whole\s+bottle)\b"
     r"|\baccidentally\s+(took|swallowed|ate|drank)\b",
     re.IGNORECASE)
