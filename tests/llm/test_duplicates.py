@@ -90,3 +90,13 @@ def test_another_brand_the_question_names_is_cautioned_by_name() -> None:
 def test_a_brand_inside_a_longer_brand_is_cautioned_once() -> None:
     cautions = duplicate_cautions("복용 중인 약: 판피린.", ACETAMINOPHEN, "판피린 먹는데 우먼스타이레놀 먹어도 돼요?")
     assert len(cautions) == 1 and cautions[0].startswith("주의: 우먼스타이레놀에는 회원님이 복용 중인 판피린의 성분")
+
+
+def test_stand_ins_of_the_asked_brand_are_not_cautioned_one_by_one() -> None:
+    """'판피린 먹어도 되나요?' with 타이레놀 in the profile: one caution naming 판피린, not one per stand-in."""
+    two = [*ACETAMINOPHEN, Citation(2, "mfds:2:usage", "drugs", "세토펜정(아세트아미노펜)", "용법용량", "1회 1정.", 0.9,
+                                    {"product_name": "세토펜정", "ingredient": None, "section_key": "usage"})]
+    cautions = duplicate_cautions("복용 중인 약: 타이레놀.", two, "판피린 먹어도 되나요?")
+    assert len(cautions) == 1 and cautions[0].startswith("주의: 판피린에는 회원님이 복용 중인 타이레놀의 성분")
+    # asked about nothing in particular, each quoted product is its own duplicate
+    assert len(duplicate_cautions("복용 중인 약: 타이레놀.", two, "열 내리는 약 있어요?")) == 2

@@ -55,11 +55,12 @@ def crisis_reply(kind: str, text: str) -> str:
     if kind == OVERDOSE_TAKEN:
         if korean:
             return ("지금 바로 119에 전화하세요. 드신 약의 상자나 설명서를 챙겨 응급실로 가시고, 억지로 토하게 하지 "
-                    f"마세요. 의식이 흐리거나 숨쉬기 힘들면 기다리지 말고 바로 119를 부르세요. {_HELP_KO} "
-                    f"{SAFETY_LINE_KO}")
+                    "마세요. 의식이 흐리거나 숨쉬기 힘들면 기다리지 말고 바로 119를 부르세요. 스스로를 해치려고 "
+                    "드신 거라면 자살예방상담전화 109(24시간)에서도 지금 바로 이야기를 들어 드립니다.")
         return ("Call 119 now (your local emergency number outside Korea) and take the medicine's box or leaflet "
                 "to the emergency room; do not make the person vomit. If they are drowsy or struggling to breathe, "
-                f"do not wait. {_HELP_EN} {SAFETY_LINE_EN}")
+                "do not wait. If it was taken to cause harm, you can also call 109 (suicide prevention, 24 hours) "
+                "right now.")
     if korean:
         return ("많이 힘드신 것 같아요. 혼자 견디지 않으셔도 됩니다. 약의 양이나 방법은 알려 드릴 수 없지만, "
                 f"{_HELP_KO} {_EMERGENCY_KO} 가까운 사람에게 지금 연락하는 것도 도움이 됩니다.")

@@ -70,29 +70,28 @@ def duplicate_cautions(summary: str, evidence: Sequence[Citation], question: str
     medication: the products quoted for it are the medication itself or stand-ins with nothing else in
     them, and telling the user they would take it twice is wrong. Those products get no caution; a
     product with other ingredients besides still does ("타이레놀 먹는데 감기약": 판콜 holds more than
-    아세트아미노펜), and so does another brand the question names (brands_ko.yaml) that contains the
-    medication's ingredient ("타이레놀 먹고 있는데 판피린 먹어도 돼요?": 판피린 is answered from
-    stand-ins, so the brand itself is named, cited to the first quoted product holding the ingredient).
+    아세트아미노펜). A brand the question names (brands_ko.yaml) that contains the medication's
+    ingredient is cautioned by name ("판피린 먹어도 되나요?" with 타이레놀 in the profile → "판피린에는 …
+    타이레놀의 성분(아세트아미노펜)", cited to the first quoted product holding the ingredient), and the
+    products quoted as its stand-ins are then not cautioned one by one.
     """
     q = _compact(question)
     medications = profile_medications(summary)
     named = {m for m in medications if q and any(_compact(x) in q for x in (m, *ingredients_of(m))
                                                  if len(_compact(x)) >= MIN_INGREDIENT)}
     taken = [(m, i) for m in medications for i in ingredients_of(m) if len(_compact(i)) >= MIN_INGREDIENT]
+    quoted: list[tuple[Citation, str, list[str]]] = []  # (citation, product, its ingredients)
+    for c in evidence:
+        contents = _compact(str(c.metadata.get("ingredient") or "") or " ".join(PARENS.findall(c.title)))
+        if contents:
+            quoted.append((c, str(c.metadata.get("product_name") or c.title), _ingredients_in(contents)))
+    brand_cautions, standins_of = _asked_brand_cautions(q, taken, quoted)
     out: list[str] = []
     seen: set[str] = set()
-    holders: dict[str, int] = {}  # compact ingredient -> the first cited product holding it
-    for c in evidence:
-        product = str(c.metadata.get("product_name") or c.title)
-        contents = _compact(str(c.metadata.get("ingredient") or "") or " ".join(PARENS.findall(c.title)))
-        if not contents:
+    for c, product, listed in quoted:
+        contents = "".join(listed)
+        if product in seen or any(_standin(listed, ingredients) for ingredients in standins_of):
             continue
-        for _, i in taken:
-            if _compact(i) in contents:
-                holders.setdefault(_compact(i), c.n)
-        if product in seen:
-            continue
-        listed = _ingredients_in(contents)
         shared = [(m, i) for m, i in taken if _compact(i) in contents and _compact(m) not in _compact(product)
                   and not (m in named and _standin(listed, ingredients_of(m)))]
         if not shared:
@@ -100,19 +99,26 @@ def duplicate_cautions(summary: str, evidence: Sequence[Citation], question: str
         seen.add(product)
         med, ingredient = shared[0]
         out.append(_caution(product, med, ingredient, c.n))
+    return [*brand_cautions, *out]
+
+
+def _asked_brand_cautions(q: str, taken: Sequence[tuple[str, str]],
+                          quoted: Sequence[tuple[Citation, str, list[str]]]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """Cautions for brands the question names that hold a medication's ingredient, and their ingredients."""
     rules = load_brand_rules().brands
     asked = [b for b in rules if q and _compact(b) in q]
     # "우먼스타이레놀" names one brand, not also the 타이레놀 inside it
     asked = [b for b in asked if not any(b != o and _compact(b) in _compact(o) for o in asked)]
+    out: list[str] = []
+    cautioned: list[tuple[str, ...]] = []
     for brand in asked:
         rule = rules[brand]
-        if brand in seen:
-            continue
         for m, i in taken:
             same = _compact(m) == _compact(brand) or _compact(brand) in _compact(m) or _compact(m) in _compact(brand)
-            if same or _compact(i) not in {_compact(x) for x in rule.ingredients} or _compact(i) not in holders:
+            holder = next((c.n for c, _, listed in quoted if any(_compact(i) in p for p in listed)), None)
+            if same or _compact(i) not in {_compact(x) for x in rule.ingredients} or holder is None:
                 continue
-            seen.add(brand)
-            out.append(_caution(brand, m, i, holders[_compact(i)]))
+            out.append(_caution(brand, m, i, holder))
+            cautioned.append(rule.ingredients)
             break
-    return out
+    return out, cautioned
