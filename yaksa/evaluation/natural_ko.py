@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from typing import Any
 
 from yaksa.corpus.document import Document
 from yaksa.evaluation.goldsets import GoldsetError
-from yaksa.retrieval.linking import load_brand_rules, names_term
+from yaksa.retrieval.linking import load_brand_rules, names_term, without_spaces
 from yaksa.retrieval.section_intent import KO_SECTIONS
 
 QUESTIONS_FILE = Path(__file__).with_name("natural_ko.jsonl")
@@ -83,10 +82,6 @@ def load_questions(path: Path = QUESTIONS_FILE) -> list[NaturalQuestion]:
     return out
 
 
-def _compact(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
 @dataclass(frozen=True)
 class ProductFields:
     name: str
@@ -113,8 +108,8 @@ def product_fields(documents: Sequence[Document]) -> dict[str, ProductFields]:
 def resolve_gold(q: NaturalQuestion, products: dict[str, ProductFields]) -> frozenset[str]:
     """The item_seqs that answer `q`'s target (module doc); empty for an abstain question."""
     if q.kind == "product":
-        names = [_compact(t) for t in q.target]
-        return frozenset(s for s, p in products.items() if any(n in _compact(p.name) for n in names))
+        names = [without_spaces(t) for t in q.target]
+        return frozenset(s for s, p in products.items() if any(n in without_spaces(p.name) for n in names))
     if q.kind == "symptom":
         return frozenset(s for s, p in products.items() if any(names_term(p.efficacy, t) for t in q.target))
     ingredients = list(q.target)
@@ -124,7 +119,7 @@ def resolve_gold(q: NaturalQuestion, products: dict[str, ProductFields]) -> froz
             raise GoldsetError(f"{q.qid}: brand {q.target[0]!r} is not in rules/brands_ko.yaml")
         ingredients = [rule.ingredients[0]]
     return frozenset(s for s, p in products.items()
-                     if any(i in _compact(p.ingredient) or i in _compact(p.name) for i in ingredients))
+                     if any(i in without_spaces(p.ingredient) or i in without_spaces(p.name) for i in ingredients))
 
 
 def score_question(q: NaturalQuestion, gold: frozenset[str], hits: Sequence[Hit], k: int) -> dict[str, float]:

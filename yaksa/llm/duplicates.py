@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
 from yaksa.memory.profile_summary import MEDICATIONS_LABEL
-from yaksa.retrieval.linking import load_brand_rules
+from yaksa.retrieval.linking import load_brand_rules, without_spaces
 from yaksa.text.hangul import has_final
 
 MEDICATIONS = re.compile(rf"{re.escape(MEDICATIONS_LABEL)}:\s*([^.]*)")
@@ -28,7 +28,7 @@ PARENS = re.compile(r"\(([^()]*)\)")  # "세리콘정(아세트아미노펜)": t
 
 
 def _compact(text: str) -> str:
-    return re.sub(r"\s+", "", text).lower()
+    return without_spaces(text).lower()
 
 
 def profile_medications(summary: str) -> list[str]:
@@ -48,6 +48,11 @@ def ingredients_of(medication: str) -> tuple[str, ...]:
 def _ingredients_in(contents: str) -> list[str]:
     """The product's ingredients as the label lists them ("아세트아미노펜,카페인무수물" → two)."""
     return [part for part in re.split(r"[,/·+]", contents) if part]
+
+
+def _holds(product_ingredients: list[str], ingredient: str) -> bool:
+    """One of the product's ingredients is `ingredient` or a salt of it."""
+    return any(_compact(ingredient) in p for p in product_ingredients)
 
 
 def _standin(product_ingredients: list[str], medication_ingredients: Sequence[str]) -> bool:
@@ -89,10 +94,9 @@ def duplicate_cautions(summary: str, evidence: Sequence[Citation], question: str
     out: list[str] = []
     seen: set[str] = set()
     for c, product, listed in quoted:
-        contents = "".join(listed)
         if product in seen or any(_standin(listed, ingredients) for ingredients in standins_of):
             continue
-        shared = [(m, i) for m, i in taken if _compact(i) in contents and _compact(m) not in _compact(product)
+        shared = [(m, i) for m, i in taken if _holds(listed, i) and _compact(m) not in _compact(product)
                   and not (m in named and _standin(listed, ingredients_of(m)))]
         if not shared:
             continue
@@ -115,7 +119,7 @@ def _asked_brand_cautions(q: str, taken: Sequence[tuple[str, str]],
         rule = rules[brand]
         for m, i in taken:
             same = _compact(m) == _compact(brand) or _compact(brand) in _compact(m) or _compact(m) in _compact(brand)
-            holder = next((c.n for c, _, listed in quoted if any(_compact(i) in p for p in listed)), None)
+            holder = next((c.n for c, _, listed in quoted if _holds(listed, i)), None)
             if same or _compact(i) not in {_compact(x) for x in rule.ingredients} or holder is None:
                 continue
             out.append(_caution(brand, m, i, holder))

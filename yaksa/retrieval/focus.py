@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from yaksa.retrieval.linking import DrugCatalog, Linking
+from yaksa.retrieval.linking import DrugCatalog, Linking, without_spaces
 from yaksa.retrieval.rule_tables import RulesFileError, word_table
 from yaksa.retrieval.section_intent import HANGUL, SectionIntent, classify_intent
 
@@ -73,7 +73,7 @@ CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")
 
 def _compact(text: str) -> str:
     """The question without spaces, with 아파/아픈/아플 written 아프 so one pattern fits every ending."""
-    return CONJUGATED_PAIN.sub("아프", re.sub(r"\s+", "", text))
+    return CONJUGATED_PAIN.sub("아프", without_spaces(text))
 
 
 @dataclass(frozen=True)

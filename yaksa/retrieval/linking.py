@@ -76,10 +76,11 @@ def names_term(text: str, term: str) -> bool:
     Why compact: labels write "눈의 피로", "벌레 물린데" and "벌레물린데" alike; a term that must match
     the spacing of every label silently names no product ("눈의피로" named none).
     """
-    return _nospace(term) in _nospace(text)
+    return without_spaces(term) in without_spaces(text)
 
 
-def _nospace(text: str) -> str:
+def without_spaces(text: str) -> str:
+    """`text` with all whitespace removed: how names, terms and questions are compared."""
     return re.sub(r"\s+", "", text)
 
 
@@ -95,11 +96,11 @@ class BrandRules:
 
     @cached_property
     def known_ingredients(self) -> frozenset[str]:
-        """Korean ingredient names the rules know (alias targets and brand ingredients), lower case:
-        a question naming one the data lacks ("졸피뎀 먹고 술 마셔도 돼요?") is told so, not answered
-        from whatever the words happen to match."""
+        """Ingredient words the rules know (Korean names, brand ingredients and alias spellings), lower
+        case: a question naming one the data lacks ("졸피뎀 먹고 술 마셔도 돼요?", "zolpidem") is told
+        so, not answered from whatever the words happen to match."""
         names = set(self.ingredient_aliases.values()) | {i for r in self.brands.values() for i in r.ingredients}
-        return frozenset(n.lower() for n in names if len(n) >= 2)
+        return frozenset({n.lower() for n in names if len(n) >= 2} | set(self.ingredient_aliases))
 
 
 @lru_cache(maxsize=1)
@@ -195,6 +196,10 @@ class Linking:
                 "notes": list(self.notes)}
 
 
+_SWALLOWED = re.compile(r"복용|마시|삼키|씹어")
+_APPLIED = re.compile(r"바르|발라|붙이|붙여|뿌리|뿌려|도포|점안|가글|양치|헹구|환부")
+
+
 def _route(name: str, usage: str) -> str:
     if re.search(r"관장|좌제|좌약|좌剤", name) or re.search(r"항문|직장\s*내", usage[:200]):
         return "rectal"
@@ -211,14 +216,11 @@ def _route(name: str, usage: str) -> str:
     return "topical"
 
 
-_SWALLOWED = re.compile(r"복용|마시|삼키|씹어")
-_APPLIED = re.compile(r"바르|발라|붙이|붙여|뿌리|뿌려|도포|점안|가글|양치|헹구|환부")
-
 
 def _base(ingredient: str) -> str:
     """Ingredient without salt suffix, spaces or brackets: 나프록센나트륨 → 나프록센."""
     words = ingredient_words(ingredient)
-    return words[0] if words else re.sub(r"\s+", "", ingredient)
+    return words[0] if words else without_spaces(ingredient)
 
 
 COMPANY_WORDS = re.compile(r"\(주\)|주식회사|㈜|제약|약품|신약|헬스케어|바이오|케미칼|코리아|\s+")
@@ -311,7 +313,7 @@ class DrugCatalog:
         for seq, m in meta.items():
             name = str(m["name"])
             listed = [_base(i) for i in str(m["ingredient"]).split(",") if i.strip()]
-            compact = re.sub(r"\s+", "", name)
+            compact = without_spaces(name)
             in_name = [k for k in known if k in compact and not any(k != o and k in o for o in listed)]
             ingredients = tuple(dict.fromkeys([*listed, *sorted(in_name, key=len, reverse=True)]))
             usage = texts[seq].get("usage", "")
@@ -326,7 +328,7 @@ class DrugCatalog:
         keys: dict[str, dict[str, set[str]]] = {k: defaultdict(set) for k in ("name", "stem", "tail", "ingredient")}
         by_ingredient: dict[str, list[str]] = defaultdict(list)
         for seq, p in self.products.items():
-            keys["name"][re.sub(r"\s+", "", p.name).lower()].add(seq)
+            keys["name"][without_spaces(p.name).lower()].add(seq)
             for stem in _stem_variants(p.stem, p.company):
                 keys["stem"][stem].add(seq)
             if p.stem and p.stem not in COMMON_WORDS:
@@ -407,7 +409,7 @@ class DrugCatalog:
                 ok, form, strength = _rest_ok(rest)
                 if ok:
                     return "brand", key, set(), form, strength
-            if key in rules.known_ingredients or key in rules.ingredient_aliases:  # named, but not in the data
+            if key in rules.known_ingredients:  # named, but no product of the data holds it
                 ok, form, strength = _rest_ok(rest)
                 if ok:
                     return "ingredient", key, set(), form, strength
@@ -417,7 +419,7 @@ class DrugCatalog:
         """The drugs `question` names (see module doc); an empty `Linking` when it names none."""
         rules = load_brand_rules()
         words = WORDS.findall(question)
-        compact = re.sub(r"\s+", "", question).lower()
+        compact = without_spaces(question).lower()
         found: list[LinkedProduct] = []
         groups: list[tuple[str, ...]] = []
         ingredients: list[str] = []

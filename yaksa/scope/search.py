@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.stage import ScopeStage
 
 
@@ -18,7 +19,8 @@ def search_in_scope(scope: ScopeStage, searcher: Searcher, query: str, k: int | 
     """The search wire format plus `blocked` and `scope`; ValueError on an empty query."""
     if not isinstance(query, str) or not query.strip():
         raise ValueError("query is empty")
-    decision = scope.decide(query)
+    # a crisis query is refused like the agent's turn (yaksa.scope.crisis), before the scope model
+    decision = crisis_decision(query) or scope.decide(query)
     if not decision.in_scope:
         return {"query": query.strip(), "blocked": True, "scope": decision.to_json(), "collections": [],
                 "results": [], "version": searcher.loaded.version}

@@ -35,7 +35,6 @@ from yaksa.config import RetrievalParams, ScopeParams
 from yaksa.retrieval.linking import DrugCatalog
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import DRUGS
-from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors
 from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
@@ -152,9 +151,6 @@ class ScopeStage:
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question is empty")
         question = question.strip()
-        crisis = crisis_decision(question)  # answered with where to get help, never from documents
-        if crisis is not None:
-            return crisis
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service}
