@@ -45,22 +45,32 @@ _EMERGENCY_EN = ("If you have already taken too much of a medicine or are in dan
                  "(your local emergency number outside Korea) or go to the nearest emergency room.")
 
 
+_POISON_ADVICE_KO = ("의식이 또렷하고 괜찮아 보여도 혼자 판단하지 마세요. 119에서 전화로 응급 의료 상담을 받을 수 있고, "
+                     "질병관리청 콜센터 1339(24시간)에서도 상담받을 수 있습니다.")
+_POISON_ADVICE_EN = ("Even if they are awake and seem well, do not wait it out alone: 119 gives medical advice by "
+                     "phone, and in Korea the KDCA call centre 1339 (24 hours) can also advise.")
+
+
 def crisis_reply(kind: str, text: str) -> str:
     """The fixed reply to a crisis message (`yaksa.scope.crisis`): where to get help now, no amounts.
 
-    An overdose that has happened gets the emergency steps first; thoughts of dying get the people
-    to talk to first. Neither ever says how much of anything is dangerous.
+    An overdose that has happened (a child who drank a bottle, pills taken) gets 119 and the
+    emergency steps first, then 1339 as an extra line for advice when the person is awake and well,
+    then 109 in case it was taken to cause harm; thoughts of dying and questions about a lethal amount
+    get the people to talk to first (109, 1577-0199) and 119 for an overdose already taken. None of
+    them ever says how much of anything is dangerous, or names a dose.
     """
     korean = bool(_HANGUL.search(text))
     if kind == OVERDOSE_TAKEN:
         if korean:
             return ("지금 바로 119에 전화하세요. 드신 약의 상자나 설명서를 챙겨 응급실로 가시고, 억지로 토하게 하지 "
-                    "마세요. 의식이 흐리거나 숨쉬기 힘들면 기다리지 말고 바로 119를 부르세요. 스스로를 해치려고 "
-                    "드신 거라면 자살예방상담전화 109(24시간)에서도 지금 바로 이야기를 들어 드립니다.")
+                    "마세요. 의식이 흐리거나 숨쉬기 힘들면 기다리지 말고 바로 119를 부르세요. "
+                    f"{_POISON_ADVICE_KO} 스스로를 해치려고 드신 거라면 자살예방상담전화 109(24시간)에서도 "
+                    "지금 바로 이야기를 들어 드립니다.")
         return ("Call 119 now (your local emergency number outside Korea) and take the medicine's box or leaflet "
                 "to the emergency room; do not make the person vomit. If they are drowsy or struggling to breathe, "
-                "do not wait. If it was taken to cause harm, you can also call 109 (suicide prevention, 24 hours) "
-                "right now.")
+                f"do not wait. {_POISON_ADVICE_EN} If it was taken to cause harm, you can also call 109 "
+                "(suicide prevention, 24 hours) right now.")
     if korean:
         return ("많이 힘드신 것 같아요. 혼자 견디지 않으셔도 됩니다. 약의 양이나 방법은 알려 드릴 수 없지만, "
                 f"{_HELP_KO} {_EMERGENCY_KO} 가까운 사람에게 지금 연락하는 것도 도움이 됩니다.")
