@@ -96,6 +96,39 @@ class Timed:
         return timed
 
 
+class _OldProfiles:
+    """A profile store of `rev` under today's graph, whose writes carry the erasure epoch (issue 22)
+    that the old store did not have: the epoch is dropped, the write goes through as it did then."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def erasure_epoch(self, _user_id: str) -> int:
+        return 0
+
+    def add(self, user_id: str, items: list, at: object = None, epoch: int | None = None) -> int:
+        return self._inner.add(user_id, items, at)
+
+    def add_turn(self, user_id: str, question: str, answer: str, at: object = None, epoch: int | None = None) -> None:
+        return self._inner.add_turn(user_id, question, answer, at)
+
+
+class _OldCache:
+    """A response cache of `rev`; today's store passes `still_current` (the erasure check), dropped here."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def store(self, *args: object, still_current: object = None, **kwargs: object) -> bool:
+        return self._inner.store(*args, **kwargs)
+
+
 def baseline_runner(loaded: LoadedBundle, settings: Settings, rev: str) -> AgentRunner:
     """The agent as `yaksa.agent.runtime.build_runner` wires it, with the memory, cache, document
     store and extractor classes of revision `rev` (its graph and nodes are today's: they did not change)."""
@@ -109,13 +142,14 @@ def baseline_runner(loaded: LoadedBundle, settings: Settings, rev: str) -> Agent
     extractor = old["yaksa.extraction.extractor"].SlotExtractor
     deps.extractor = extractor(pack if pack.is_dir() else None, medcat_enabled=pack.is_dir())
     deps.regex_extractor = extractor(None, medcat_enabled=False)
-    deps.profiles = old["yaksa.memory.profile_store"].ProfileStore(settings.memory_path.with_name("before.duckdb"))
+    deps.profiles = _OldProfiles(
+        old["yaksa.memory.profile_store"].ProfileStore(settings.memory_path.with_name("before.duckdb")))
     searcher = deps.searcher
     collection = "drugs" if "drugs" in loaded.embedders else next(iter(loaded.embedders))
-    deps.cache = old["yaksa.memory.response_cache"].ResponseCache(
+    deps.cache = _OldCache(old["yaksa.memory.response_cache"].ResponseCache(
         settings.cache_path.with_name("before-responses.npz"), lambda text: searcher.query_vector(collection, text),
         lambda text: cache_entities(deps, text), threshold=params.cache_threshold, max_size=params.cache_max_size,
-        style_variation=any(f.cache_style_variation for f in params.profiles.values()))
+        style_variation=any(f.cache_style_variation for f in params.profiles.values())))
     deps.cache.set_bundle_version(loaded.version)
     return runner
 

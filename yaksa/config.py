@@ -316,6 +316,7 @@ class AgentParams:
     history_turns: int = 3           # previous turns of the same user shown to the generator
     cache_threshold: float = 0.85
     cache_max_size: int = 512
+    cache_ttl_hours: float = 168.0   # a cached answer expires this long after it was stored, hits or not
     memory_path: str = "data/memory/profiles.sqlite"   # relative to params.yaml
     cache_path: str = "data/cache/responses.npz"
 

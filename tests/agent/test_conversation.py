@@ -89,7 +89,7 @@ def test_unknown_profile_and_bad_input_are_clear_errors(make_runner) -> None:
     runner = make_runner()
     with pytest.raises(ValueError, match="unknown profile"):
         runner.run("두통", "u", profile="nope")
-    with pytest.raises(ValueError, match="non-empty"):
+    with pytest.raises(ValueError, match="must not be empty"):
         runner.run("   ", "u")
     with pytest.raises(ValueError):
         runner.run("두통", "")

@@ -298,3 +298,78 @@ def test_view_reads_summary_terms_and_count_at_once(tmp_path) -> None:
     view = store.view("u")
     assert view.count == 2 and view.terms == ["당뇨병"] and view.summary == store.summary("u")
     assert NullProfileStore().view("u").count == 0
+
+
+# -- issue 22 (6): erasure epochs ---------------------------------------------------------------------
+
+def test_a_write_of_a_turn_that_began_before_an_erasure_is_refused(store: ProfileStore) -> None:
+    assert store.erasure_epoch("u1") == 0
+    store.add("u1", patient(), at=T0)
+    epoch = store.erasure_epoch("u1")                  # a turn starts
+    other = ProfileStore(store.path)                    # another worker erases the user meanwhile
+    assert other.forget("u1") and other.erasure_epoch("u1") == epoch + 1
+    assert store.add("u1", [SlotItem("conditions", "당뇨병")], at=T0, epoch=epoch) == 0
+    assert store.add_turn("u1", "당뇨인데 타이레놀 먹어도 되나요", "네", at=T0, epoch=epoch) is False
+    assert store.to_json("u1")["items"] == [] and store.recent_turns("u1", 3) == []
+    later = store.erasure_epoch("u1")                  # a turn that starts after the erasure writes
+    assert store.add("u1", [SlotItem("conditions", "당뇨병")], at=T0, epoch=later) == 1
+    assert store.add_turn("u1", "당뇨인데 타이레놀 먹어도 되나요", "네", at=T0, epoch=later) is True
+    assert store.add("u1", [bp("120/80")], at=T0) == 1                            # no epoch: unconditional
+    assert store.forget("u1") is True and store.forget("u1") is False
+    assert store.erasure_epoch("u1") == epoch + 3 and store.erasure_epoch("u2") == 0
+    with pytest.raises(TypeError, match="epoch"):
+        store.add("u1", [bp("120/80")], epoch="1")  # type: ignore[arg-type]
+
+
+def test_the_erasure_record_keeps_no_user_id_and_is_dropped_after_a_day(store: ProfileStore,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+    import time
+
+    from yaksa.memory import profile_store
+
+    store.add_turn("secret-user-42", "타이레놀 먹어도 되나요", "네", at=T0)
+    store.forget("secret-user-42")
+    con = sqlite3.connect(store.path)
+    rows = con.execute("SELECT user_key, epoch FROM erasures").fetchall()
+    assert len(rows) == 1 and "secret-user-42" not in rows[0][0] and rows[0][1] == 1
+    assert con.execute("PRAGMA user_version").fetchone()[0] == profile_db.SCHEMA_VERSION == 2
+    later = time.time() + profile_store.ERASURE_KEPT_S + 60
+    monkeypatch.setattr(profile_store.time, "time", lambda: later)
+    store.forget("someone-else")
+    assert [r[1] for r in con.execute("SELECT user_key, epoch FROM erasures").fetchall()] == [1]
+    assert store.erasure_epoch("secret-user-42") == 0
+    con.close()
+
+
+def test_a_version_1_database_gains_the_erasures_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    for statement in profile_db.SCHEMA.split("CREATE TABLE IF NOT EXISTS erasures")[0].split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("INSERT INTO conversation_turns VALUES ('u1', 1, 'q', 'a', 0)")
+    con.execute("PRAGMA user_version=1")
+    con.commit()
+    con.close()
+    store = ProfileStore(path)
+    assert store.erasure_epoch("u1") == 0 and store.forget("u1") and store.erasure_epoch("u1") == 1
+
+
+def test_memory_off_counts_erasures_for_the_process_only() -> None:
+    null = NullProfileStore()
+    assert null.erasure_epoch("u1") == 0
+    assert null.forget("u2") is False
+    assert null.erasure_epoch("u1") == 1                # any erasure: it keeps no ids
+    assert null.add("u1", patient(), epoch=0) == 0 and null.add_turn("u1", "q", "a", epoch=1) is False
+
+
+def test_history_keeps_no_identifier_the_answer_echoes(tmp_path: Path) -> None:
+    """Issue 22: the answer is kept redacted too, and without the name the question introduced."""
+    store = ProfileStore(tmp_path / "p.sqlite")
+    store.add_turn("u1", "제 이름은 홍길동이고 010-1234-5678 인데 두통약 알려주세요",
+                   "홍길동님, 010 1234 5678 번호로 연락드릴게요. 두통에는 아세트아미노펜 [문서 1].")
+    kept = " ".join(m["content"] for m in store.recent_turns("u1", 1))
+    assert "홍길동" not in kept and "5678" not in kept and "아세트아미노펜" in kept

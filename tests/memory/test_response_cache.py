@@ -326,3 +326,113 @@ def test_an_old_format_file_with_question_texts_is_scrubbed_on_start(tmp_path: P
         cache = ResponseCache(path, random_vector, no_entities)
     assert len(cache) == 0 and "format 1" in caplog.text
     assert not path.exists() and bundle_files(path) == []   # the whole-cache file is gone, texts with it
+
+
+# -- issue 22: abnormal input, content match, expiry, erasure during a turn ---------------------------
+
+def same_vector(text: str) -> np.ndarray:
+    """Every text embeds the same: only the other guards can tell questions apart."""
+    return np.ones(32, dtype=np.float32)
+
+
+def test_a_question_repeated_many_times_is_not_cached(e5: Callable[[str], np.ndarray]) -> None:
+    # the review's case: 100 times the question, an answer repeating a notice 100 times, served to others
+    cache = ResponseCache(None, e5, drug_entities)
+    planted = "타이레놀 먹어도 되나요? " * 100
+    notice = "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다. "
+    assert put(cache, planted, answer(notice * 100)) is False
+    assert put(cache, planted, PERMIT) is False                          # the question alone is enough
+    assert put(cache, "타이레놀 먹어도 되나요? " * 3) is False             # short, a sentence said 3 times
+    assert put(cache, "타이레놀먹어도되나요" * 4) is False                 # no punctuation: repeated 4-grams
+    assert len(cache) == 0
+    assert put(cache, "타이레놀 먹어도 되나요?")
+    for victim in ("타이레놀 먹어도 되나요?", "타이레놀 먹어도 돼요?"):
+        assert cache.lookup(victim, V1, SCOPE) is not None
+    assert cache.lookup(planted, V1, SCOPE) is None                     # nor is such a question served
+
+
+def test_a_long_question_or_a_long_answer_is_not_cached() -> None:
+    cache = ResponseCache(None, random_vector, no_entities)
+    long_post = "어제부터 머리가 아프고 " + "열이 조금 있었는데 밤에는 더 심해져서 잠을 못 잤어요 그리고 " * 8 + "타이레놀 먹어도 되나요?"
+    assert len(long_post) > 300
+    assert put(cache, long_post) is False
+    assert put(cache, "타이레놀 먹어도 되나요", answer("타이레놀은 1회 500 mg [문서 1]. " * 150)) is False
+    assert put(cache, "타이레놀 먹어도 되나요", answer("타이레놀은 1회 500 mg [문서 1]. " * 20))   # ~500 characters
+    assert len(cache) == 1
+
+
+def test_a_question_close_in_vector_but_not_in_content_misses() -> None:
+    cache = ResponseCache(None, same_vector, no_entities)
+    assert put(cache, "타이레놀 먹어도 되나요")
+    assert cache.lookup("타이레놀 먹어도 돼요?", V1, SCOPE) is not None           # a close paraphrase hits
+    for other in ("종합감기약 먹고 운전해도 괜찮은가요",                             # other words entirely
+                  "타이레놀 먹어도 되나요 어제 술을 많이 마셨고 간이 안 좋다는 말을 들었어요",  # as much again
+                  "타이레놀"):                                                    # a fraction of it
+        assert cache.lookup(other, V1, SCOPE) is None, other
+
+
+def test_an_expired_entry_does_not_hit_and_a_hit_does_not_renew_it(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    path = tmp_path / "c.npz"
+    cache = ResponseCache(path, random_vector, no_entities, ttl_s=3600, clock=lambda: now[0])
+    assert put(cache, "타이레놀 먹어도 되나요")
+    now[0] += 3000
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is not None       # hit: last_used, not stored_at
+    now[0] += 700
+    assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None
+    other = ResponseCache(path, random_vector, no_entities, ttl_s=3600, clock=lambda: now[0])
+    assert other.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None             # what the file says, too
+    assert put(other, "게보린 먹어도 되나요")
+    assert len(other) == 1                                                  # a store drops expired entries
+    assert ResponseCache(None, random_vector, no_entities).ttl_s == 7 * 24 * 3600
+    with pytest.raises(ValueError, match="ttl_s"):
+        ResponseCache(None, random_vector, no_entities, ttl_s=0)
+
+
+def test_the_signature_is_keyed_and_holds_no_words(tmp_path: Path) -> None:
+    path = tmp_path / "c.npz"
+    question = "알레르기에 페니라민정 먹어도 되나요"
+    assert put(ResponseCache(path, random_vector, no_entities), question)
+    raw = bundle_file(path, V1).read_bytes().decode("utf-8", "replace")
+    assert "페니라민" not in raw and "알레" not in raw and '"signature"' in raw and '"stored_at"' in raw
+    meta = json.loads(np.load(bundle_file(path, V1))["meta"].tobytes().decode("utf-8"))
+    (entry,) = meta["entries"]
+    assert entry["signature"]["length"] == len("알레르기에페니라민정먹어도되나요")
+    assert all(0 <= b < 4096 for b in entry["signature"]["buckets"])
+    path2 = tmp_path / "d.npz"
+    assert put(ResponseCache(path2, random_vector, no_entities), question)
+    meta2 = json.loads(np.load(bundle_file(path2, V1))["meta"].tobytes().decode("utf-8"))
+    assert meta2["entries"][0]["signature"]["buckets"] != entry["signature"]["buckets"]   # another salt
+
+
+def test_a_format_3_file_counts_as_empty_and_is_replaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.npz"
+    meta = {"format": 3, "salt": "00" * 16, "bundle_version": V1, "clock": 1, "entries": [
+        {"entry_id": "0" * 16, "answer": PERMIT, "cues": [], "negators": 0, "entities": [], "owner": "erin",
+         "scope": SCOPE, "last_used": 1}]}
+    with open(bundle_file(path, V1), "wb") as fh:
+        np.savez(fh, vectors=random_vector("타이레놀 먹어도 되나요")[None, :],
+                 meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8))
+    with caplog.at_level(logging.WARNING):
+        cache = ResponseCache(path, random_vector, no_entities)
+        assert cache.lookup("타이레놀 먹어도 되나요", V1, SCOPE) is None
+    assert "format 3" in caplog.text and len(cache) == 0
+    assert put(cache, "게보린 먹어도 되나요")
+    assert len(ResponseCache(path, random_vector, no_entities)) == 1
+
+
+def test_a_store_for_an_owner_erased_during_the_turn_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.npz"
+    cache = ResponseCache(path, random_vector, no_entities)
+    calls: list[bool] = []
+
+    def erased() -> bool:
+        calls.append(True)
+        return False
+
+    assert cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True, owner="dave", scope=SCOPE,
+                       still_current=erased) is False
+    assert calls == [True] and cache.owned_by("dave") == 0
+    assert cache.store("타이레놀 먹어도 되나요", PERMIT, V1, verified=True, owner="dave", scope=SCOPE,
+                       still_current=lambda: True)
+    assert cache.owned_by("dave") == 1

@@ -30,14 +30,14 @@ def notice(focus: Focus | None) -> str:
     """The first sentence for brands answered from their ingredient's products; "" when none."""
     if focus is None or not focus.item_seqs:
         return ""
-    missing = [b for b in focus.linking.brands if not b.in_data]
+    missing = list({b.brand: b for b in focus.linking.brands if not b.in_data}.values())  # once per brand, however often named
     return " ".join(f"{_topic(b.brand)} 자료에 없어 같은 성분({', '.join(b.ingredients)}) 제품의 허가 정보로 답합니다."
                     for b in missing)
 
 
 def no_evidence(focus: Focus) -> str:
     """The reply when the question names a drug and no product of the data matches it."""
-    names = ", ".join(focus.linking.mentions) or "말씀하신 약"
+    names = ", ".join(dict.fromkeys(focus.linking.mentions)) or "말씀하신 약"
     return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "
             f"답하지 않습니다. {SAFETY_LINE_KO}")
 

@@ -56,6 +56,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
     deps.cache = ResponseCache(settings.cache_path, lambda text: searcher.query_vector(cache_collection, text),
                                lambda text: cache_entities(deps, text),
                                threshold=params.cache_threshold, max_size=params.cache_max_size,
+                               ttl_s=params.cache_ttl_hours * 3600,
                                style_variation=any(f.cache_style_variation for f in params.profiles.values()))
     deps.cache.set_bundle_version(deps.cache_version)
     terms("두통에 먹는 약")  # the offline roles' Kiwi loads on first use (~2 s): not on a user's turn

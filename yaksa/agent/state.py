@@ -21,6 +21,7 @@ class AgentState(TypedDict, total=False):
     user_id: str
     profile_name: str
     flags: AgentFlags
+    erasure_epoch: int             # the user's erasure epoch when the turn began: its writes carry it
     # scope, intent and context
     scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
     greeting: bool                 # "안녕하세요": answered with a fixed reply, never refused or cached

@@ -13,7 +13,9 @@ sees the old or the new contents, never half. Mutations hold an exclusive `fcntl
 and `meta`, UTF-8 JSON with the format, salt, bundle version, LRU clock and entries.
 
 The configured path itself held the whole cache before (formats 1 and 2); such a file is deleted
-on open: it is derived data, and format 1 kept question texts.
+on open: it is derived data, and format 1 kept question texts. A per-bundle file of format 3 (no
+content signature or store time per entry, `yaksa.memory.cache_guard`) is another format: `read`
+refuses it, the cache treats it as empty and the next store replaces it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from yaksa.atomicio import fsync_dir, fsync_file
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4   # 4: entries carry a content signature and when they were stored
 KEEP_FILES = 3
 _SAFE_TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 

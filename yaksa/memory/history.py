@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from yaksa.privacy import redact_identifiers
+from yaksa.privacy import find_identifiers, redact_identifiers
 
 
 def check_turn(question: str, answer: str) -> None:
@@ -36,13 +36,23 @@ def check_turn_count(turns: int, what: str) -> int:
     return turns
 
 
+def _redacted_answer(answer: str, question: str) -> str:
+    """The answer as kept: without identifiers, nor the names the question introduced (an LLM that
+    greets "홍길동님" echoes a name no pattern would recognise in the answer alone)."""
+    names = {question[i.start:i.end] for i in find_identifiers(question) if i.kind == "name"}
+    kept = redact_identifiers(answer)
+    for name in sorted(names, key=len, reverse=True):
+        kept = kept.replace(name, "")
+    return kept
+
+
 def insert_turn(con: sqlite3.Connection, user_id: str, question: str, answer: str,
                 at: float, keep: int) -> None:
     """Append one turn and drop the user's turns beyond the newest `keep` (call inside a transaction)."""
     (seq,) = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM conversation_turns WHERE user_id = ?",
                          [user_id]).fetchone()
     con.execute("INSERT INTO conversation_turns VALUES (?, ?, ?, ?, ?)",
-                [user_id, seq, redact_identifiers(question), answer, at])
+                [user_id, seq, redact_identifiers(question), _redacted_answer(answer, question), at])
     con.execute("""
         DELETE FROM conversation_turns WHERE user_id = ? AND seq NOT IN (
             SELECT seq FROM conversation_turns WHERE user_id = ? ORDER BY said_at DESC, seq DESC LIMIT ?)

@@ -14,6 +14,9 @@ commits it with `synchronous=FULL`, so it never comes back after a power loss. `
 overwrites erased rows in the file, and `checkpoint` (after an erasure) moves the WAL into the file
 and truncates it, so no copy of erased pages stays in it (best effort while another worker reads).
 
+The `erasures` table holds each recently erased user's erasure epoch (`yaksa.memory.profile_store`:
+a turn that began before an erasure writes nothing after it), keyed by a hash of the user id.
+
 A connection is not shared across a fork: `ProfileDB` notices a new process id and opens its own.
 Within a process a lock serialises statements on the one connection (each takes well under 1 ms).
 """
@@ -31,7 +34,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 LOCK_WAIT_SECONDS = 5.0
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2   # 2: the erasures table (a version-1 file gains it on open)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
@@ -52,6 +55,11 @@ CREATE TABLE IF NOT EXISTS conversation_turns (
     said_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS conversation_turns_user ON conversation_turns (user_id, said_at, seq);
+CREATE TABLE IF NOT EXISTS erasures (
+    user_key TEXT PRIMARY KEY,
+    epoch INTEGER NOT NULL,
+    erased_at REAL NOT NULL
+);
 """
 
 

@@ -8,6 +8,15 @@ slot_type, name, item JSON of the SlotItem, stored_at as Unix seconds), and the 
 conversation turns beside it (`yaksa.memory.history`): every worker sees the same history, and
 `forget` erases facts and turns together in one transaction, seen by every worker's next read.
 
+Why erasure epochs: `forget` (DELETE /v1/profile) may run while a turn of the same user is still
+working; that turn must not write the user's facts, history or cache entry back after the erasure.
+`forget` bumps the user's epoch in the same transaction that deletes (table `erasures`, keyed by a
+hash of the user id, a row kept `ERASURE_KEPT_S` after the erasure: far longer than any turn, then
+dropped so no record of the erasure stays). A turn reads `erasure_epoch` when it starts and passes
+it to `add` and `add_turn`, which write nothing (logged, without the user's text) when the epoch
+changed, checked inside their own write transaction; the cache store gets the same check under its
+file lock. `NullProfileStore` keeps one process-wide count of erasures instead (it stores no ids).
+
 A profile file written by the earlier DuckDB engine is imported once on open
 (`yaksa.memory.legacy_import`), never dropped.
 
@@ -24,11 +33,18 @@ Usage::
     store.summary("u1")   # "65세 남성. 질환: 당뇨병. 최근 혈압 150/95 mmHg (방금)."
     store.add_turn("u1", "타이레놀 먹어도 되나요?", "네, 1회 500 mg까지 ...")
     store.recent_turns("u1", 3)   # [{"role": "user", ...}, {"role": "assistant", ...}]
+    epoch = store.erasure_epoch("u1")                  # when a turn starts
+    store.add("u1", items, epoch=epoch)                # a no-op once "u1" was erased since
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import sqlite3
+import threading
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,9 +62,12 @@ from yaksa.memory.legacy_import import import_legacy
 from yaksa.memory.profile_db import ProfileDB
 from yaksa.memory.profile_summary import render_summary
 
+log = logging.getLogger(__name__)
+
 MAX_TURNS_KEPT = 20      # conversation turns kept per user; the generator is shown fewer (history_turns)
 MAX_USER_ID_LENGTH = 128
 _TERM_SLOTS = ("conditions", "medications", "symptoms")
+ERASURE_KEPT_S = 24 * 3600.0   # how long an erasure's epoch is remembered (module doc)
 
 
 def validate_user_id(user_id: str) -> str:
@@ -60,6 +79,29 @@ def validate_user_id(user_id: str) -> str:
     if not user_id.isprintable():
         raise ValueError(f"user_id must be printable, got {user_id!r}")
     return user_id
+
+
+def _erasure_key(uid: str) -> str:
+    return hashlib.sha256(b"yaksa-erasure\0" + uid.encode("utf-8")).hexdigest()
+
+
+def _epoch(con: sqlite3.Connection, uid: str) -> int:
+    row = con.execute("SELECT epoch FROM erasures WHERE user_key = ?", [_erasure_key(uid)]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_epoch(epoch: int | None) -> int | None:
+    if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, int)):
+        raise TypeError(f"epoch must be an int or None, got {type(epoch).__name__}")
+    return epoch
+
+
+def _still_current(con: sqlite3.Connection, uid: str, epoch: int | None, what: str) -> bool:
+    """Whether a turn that began at erasure `epoch` may still write (None: no turn, always)."""
+    if epoch is None or _epoch(con, uid) == epoch:
+        return True
+    log.info("profile store: %s not written: the user's profile was erased after the turn began", what)
+    return False
 
 
 def _instant(when: datetime | None) -> datetime:
@@ -108,14 +150,23 @@ class ProfileStore:
         """Close this process's connection (reopened on the next operation)."""
         self._db.close()
 
-    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
+    def erasure_epoch(self, user_id: str) -> int:
+        """How many times `user_id` was erased lately (module doc); a turn reads it when it starts."""
+        uid = validate_user_id(user_id)
+        with self._db.read() as con:
+            return _epoch(con, uid)
+
+    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None,
+            epoch: int | None = None) -> int:
         """Remember `items` as stated at `at` (default now); returns how many rows were added or updated.
 
         A fact the profile already holds is refreshed in place (newest value and time); a fact
-        older than the stored one (`at` before its stored time) does not overwrite it.
+        older than the stored one (`at` before its stored time) does not overwrite it. With `epoch`
+        (the turn's `erasure_epoch`) nothing is written when the user was erased since.
         """
         uid = validate_user_id(user_id)
         when = _instant(at).timestamp()
+        _check_epoch(epoch)
         for item in items:
             if not isinstance(item, SlotItem):
                 raise TypeError(f"items must be SlotItem instances, got {type(item).__name__}")
@@ -123,6 +174,8 @@ class ProfileStore:
             return 0
         touched: set[str] = set()
         with self._db.write() as con:
+            if not _still_current(con, uid, epoch, "facts"):
+                return 0
             rows = con.execute(
                 "SELECT id, item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
             stored = [[rid, SlotItem.from_json(json.loads(js)), ts] for rid, js, ts in rows]
@@ -169,14 +222,20 @@ class ProfileStore:
         entries = self.items(user_id, when)
         return ProfileView(render_summary(entries, when), _terms(entries), len(entries))
 
-    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None) -> None:
+    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None,
+                 epoch: int | None = None) -> bool:
         """Remember one question/answer turn (the question without personal identifiers), keeping the
-        newest `max_turns` of the user's turns."""
+        newest `max_turns` of the user's turns; False (nothing written) when `epoch` is given and the
+        user was erased since."""
         uid = validate_user_id(user_id)
         history.check_turn(question, answer)
         when = _instant(at).timestamp()
+        _check_epoch(epoch)
         with self._db.write() as con:
+            if not _still_current(con, uid, epoch, "turn"):
+                return False
             history.insert_turn(con, uid, question, answer, when, self.max_turns)
+        return True
 
     def recent_turns(self, user_id: str, turns: int) -> list[dict[str, str]]:
         """The last `turns` turns as chat messages, oldest first (user, assistant, user, ...)."""
@@ -187,12 +246,17 @@ class ProfileStore:
             return history.recent_messages(con, uid, turns)
 
     def forget(self, user_id: str) -> bool:
-        """Erase every fact and conversation turn of `user_id`; False when nothing was stored."""
+        """Erase every fact and conversation turn of `user_id` and bump their erasure epoch, in one
+        transaction (a turn that began before writes nothing after); False when nothing was stored."""
         uid = validate_user_id(user_id)
+        key, now = _erasure_key(uid), time.time()
         with self._db.write(durable=True) as con:
             (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
             con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
             count += history.delete_turns(con, uid)
+            con.execute("DELETE FROM erasures WHERE erased_at < ? AND user_key != ?", [now - ERASURE_KEPT_S, key])
+            con.execute("INSERT INTO erasures VALUES (?, 1, ?) ON CONFLICT (user_key) DO UPDATE "
+                        "SET epoch = epoch + 1, erased_at = excluded.erased_at", [key, now])
         if count:
             self._db.checkpoint()   # no copy of the erased pages left in the write-ahead log
         return count > 0
@@ -212,11 +276,23 @@ class NullProfileStore:
 
     Turns included (`add_turn` is a no-op, `recent_turns` is empty): an in-process history would
     differ between workers and survive an erasure in all but the worker that served it.
+    Its erasure epoch is one count of this process's erasures, of any user (it keeps no ids): a
+    turn running across any erasure stores no cache entry.
     """
 
-    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None) -> int:
+    def __init__(self) -> None:
+        self._erasures = 0
+        self._lock = threading.Lock()
+
+    def erasure_epoch(self, user_id: str) -> int:
+        validate_user_id(user_id)
+        return self._erasures
+
+    def add(self, user_id: str, items: Sequence[SlotItem], at: datetime | None = None,
+            epoch: int | None = None) -> int:
         validate_user_id(user_id)
         _instant(at)
+        _check_epoch(epoch)
         return 0
 
     def items(self, user_id: str, now: datetime | None = None) -> list[ProfileEntry]:
@@ -235,10 +311,13 @@ class NullProfileStore:
         validate_user_id(user_id)
         return ProfileView("", [], 0)
 
-    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None) -> None:
+    def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None,
+                 epoch: int | None = None) -> bool:
         validate_user_id(user_id)
         history.check_turn(question, answer)
         _instant(at)
+        _check_epoch(epoch)
+        return False
 
     def recent_turns(self, user_id: str, turns: int) -> list[dict[str, str]]:
         validate_user_id(user_id)
@@ -247,6 +326,8 @@ class NullProfileStore:
 
     def forget(self, user_id: str) -> bool:
         validate_user_id(user_id)
+        with self._lock:
+            self._erasures += 1
         return False
 
     def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:

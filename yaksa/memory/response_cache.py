@@ -10,12 +10,26 @@ same index bundle version: each bundle's answers live in their own file, and a l
 under a version reads and writes only that version's (an answer is only valid for the documents it
 was built on).
 
+Why the abuse guards (`yaksa.memory.cache_guard`): entries are shared by all users, so one user's
+abnormal message must not become another's answer. A question over 300 characters or a repetitive
+one (a sentence said three times, mostly repeated 4-grams) is neither stored nor served; an answer
+over 2,500 characters is not stored; a hit also needs the two questions to be close in *content*
+(similar length, most character bigrams shared), not only in the vector, which sees "X" and "X X X
+... X" as the same. An entry expires `ttl_s` (7 days by default) after it was stored, whatever its
+hits: a hit never refreshes it, so a bad answer cannot live on by being served.
+
+Why erasure wins a race: `store` takes `still_current`, a check the caller makes against the
+profile store's erasure epoch (`yaksa.memory.profile_store`); it runs under the exclusive file lock,
+so an erasure either bumped the epoch before it (the entry is refused) or its `forget_user`, which
+the erasure runs after bumping the epoch, takes the lock after the entry is written and erases it.
+
 Why the privacy rules: entries are shared by all users. `store` refuses a question carrying a
 personal identifier (`yaksa.privacy.has_identifiers`: a name, phone, 주민등록번호, e-mail or card
 number) or an answer text that carries one, and unverified answers. The question text is never
-kept: an entry holds its vector, its guards, the answer, the `owner` who asked and an `entry_id`
-(a keyed hash of the question, the key being a random salt kept in the file, so an id cannot be
-turned back into words by guessing). A `CacheHit` carries only that id, the similarity and the
+kept: an entry holds its vector, its guards, the answer, the `owner` who asked, when it was
+stored, an `entry_id` (a keyed hash of the question, the key being a random salt kept in the file,
+so an id cannot be turned back into words by guessing) and its content signature (bucketed keyed
+hashes of its character bigrams and its length, `cache_guard.signature`). A `CacheHit` carries only that id, the similarity and the
 answer, so nothing in a hit reveals another user's words. `forget_user` erases a user's entries.
 
 Multi-process (`yaksa.memory.cache_file`): several server workers share the persisted files, one
@@ -46,6 +60,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -56,6 +71,7 @@ import faiss
 import numpy as np
 
 from yaksa.memory import cache_file
+from yaksa.memory.cache_guard import Signature, abnormal_answer, abnormal_question, content_match, signature
 from yaksa.memory.polarity import Polarity, question_polarity
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.memory.style import vary_style
@@ -63,6 +79,7 @@ from yaksa.privacy import has_identifiers
 
 log = logging.getLogger(__name__)
 ENTRY_ID_CHARS = 16
+DEFAULT_TTL_S = 7 * 24 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -82,18 +99,22 @@ class _Entry:
     owner: str
     scope: str
     last_used: int
+    signature: Signature
+    stored_at: float           # Unix seconds: the entry expires `ttl_s` later
 
     def to_json(self) -> dict[str, Any]:
         return {"entry_id": self.entry_id, "answer": self.answer, "cues": sorted(self.polarity.cues),
                 "negators": self.polarity.negators, "entities": sorted(self.entities),
-                "owner": self.owner, "scope": self.scope, "last_used": self.last_used}
+                "owner": self.owner, "scope": self.scope, "last_used": self.last_used,
+                "signature": self.signature.to_json(), "stored_at": self.stored_at}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> _Entry:
         return cls(entry_id=data["entry_id"], answer=data["answer"],
                    polarity=Polarity(frozenset(data["cues"]), int(data["negators"])),
                    entities=frozenset(data["entities"]), owner=data["owner"], scope=data["scope"],
-                   last_used=int(data["last_used"]))
+                   last_used=int(data["last_used"]), signature=Signature.from_json(data["signature"]),
+                   stored_at=float(data["stored_at"]))
 
 
 def _require_text(value: str, what: str) -> str:
@@ -121,18 +142,24 @@ class ResponseCache:
             cache.store(question, result_json, loaded.version, verified=result_passed,
                         owner=user_id, scope="in_scope:oos-v3")
         cache.forget_user(user_id)       # on DELETE /v1/profile/<user_id>
+
+    `clock` (Unix seconds) is for tests of expiry.
     """
 
     def __init__(self, path: Path | None, embed: Callable[[str], np.ndarray],
                  entities: Callable[[str], frozenset[str]], threshold: float = 0.85,
-                 max_size: int = 512, style_variation: bool = False) -> None:
+                 max_size: int = 512, style_variation: bool = False, ttl_s: float = DEFAULT_TTL_S,
+                 clock: Callable[[], float] = time.time) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold}")
         if max_size < 1:
             raise ValueError(f"max_size must be >= 1, got {max_size}")
+        if not ttl_s > 0:
+            raise ValueError(f"ttl_s must be > 0, got {ttl_s}")
         self.path = None if path is None else Path(path)
         self._embed, self._entities = embed, entities
         self.threshold, self.max_size, self.style_variation = threshold, max_size, style_variation
+        self.ttl_s, self._now = float(ttl_s), clock
         self._lock = threading.Lock()
         self._entries: list[_Entry] = []
         self._vectors = np.zeros((0, 0), dtype=np.float32)
@@ -165,11 +192,12 @@ class ResponseCache:
 
     def lookup(self, query: str, bundle_version: str, scope: str) -> CacheHit | None:
         """The stored answer for a question meaning the same as `query`, stored under the same
-        `bundle_version` and `scope`; None otherwise (and always for an empty scope)."""
+        `bundle_version` and `scope`, not expired, and close to `query` in content as well as in
+        meaning; None otherwise (and always for an empty scope or an abnormal question)."""
         _require_text(query, "query")
         _require_text(bundle_version, "bundle_version")
         scope = _require_scope(scope)
-        if not scope:
+        if not scope or abnormal_question(query) is not None:
             return None
         vector, polarity, entities = self._key(query)
         with self._lock:
@@ -178,11 +206,19 @@ class ResponseCache:
                 return None
             scores, ids = self._index.search(vector[None, :], len(self._entries))
             hit: CacheHit | None = None
+            content: Signature | None = None   # under the file's salt, so computed after _use
+            oldest = self._now() - self.ttl_s
             for score, i in zip(scores[0], ids[0], strict=True):
                 if score < self.threshold:
                     break
                 entry = self._entries[i]
-                if entry.scope == scope and entry.polarity == polarity and entry.entities == entities:
+                if entry.scope != scope or entry.polarity != polarity or entry.entities != entities:
+                    continue
+                if entry.stored_at < oldest:
+                    continue
+                if content is None:
+                    content = signature(query, self._salt)
+                if content_match(entry.signature, content):
                     self._clock += 1
                     entry.last_used = self._clock
                     hit = CacheHit(entry.entry_id, float(score), copy.deepcopy(entry.answer), bundle_version)
@@ -193,9 +229,11 @@ class ResponseCache:
         return hit
 
     def store(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool,
-              owner: str, scope: str) -> bool:
+              owner: str, scope: str, still_current: Callable[[], bool] | None = None) -> bool:
         """Remember `owner`'s verified `answer` to `query` under `scope`; False (nothing stored) when
-        it was not verified, the scope is empty, or the question or answer text has an identifier."""
+        it was not verified, the scope is empty, the question or answer text has an identifier, the
+        question is abnormal or the answer too long (`cache_guard`), or `still_current()`, called
+        under the exclusive file lock, says the owner was erased since the turn began."""
         _require_text(query, "query")
         _require_text(bundle_version, "bundle_version")
         owner = validate_user_id(owner)
@@ -209,16 +247,25 @@ class ResponseCache:
         text = answer.get("answer")
         if not verified or not scope or has_identifiers(query) or (isinstance(text, str) and has_identifiers(text)):
             return False
+        abnormal = abnormal_question(query) or abnormal_answer(text)
+        if abnormal is not None:
+            log.info("response cache: not stored (%s)", abnormal)
+            return False
         vector, polarity, entities = self._key(query)
         with self._lock, self._file_lock():
+            if still_current is not None and not still_current():
+                log.info("response cache: not stored (the owner's profile was erased during the turn)")
+                return False
             self._use(bundle_version, force=True)
             if self._entries and vector.shape[0] != self._vectors.shape[1]:
                 log.warning("response cache: query vectors changed dimension; emptying the cache")
                 self._set_entries([], np.zeros((0, 0), dtype=np.float32))
             self._clock += 1
+            now = self._now()
             entry = _Entry(self._entry_id(query), copy.deepcopy(answer), polarity, entities, owner, scope,
-                           self._clock)
-            keep = [i for i, e in enumerate(self._entries) if e.entry_id != entry.entry_id]
+                           self._clock, signature(query, self._salt), now)
+            keep = [i for i, e in enumerate(self._entries)
+                    if e.entry_id != entry.entry_id and e.stored_at >= now - self.ttl_s]   # expired: dropped
             entries = [self._entries[i] for i in keep] + [entry]
             vectors = np.vstack([self._vectors[keep].reshape(len(keep), vector.shape[0]), vector[None, :]])
             if len(entries) > self.max_size:

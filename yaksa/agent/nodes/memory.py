@@ -41,7 +41,8 @@ def extract_slots(deps: AgentDeps):
 def store_memory(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         store = deps.store_for(state["flags"])
-        changed = store.add(state["user_id"], state.get("slots") or [])
+        # nothing is written when the user's profile was erased since the turn began (its epoch changed)
+        changed = store.add(state["user_id"], state.get("slots") or [], epoch=state.get("erasure_epoch"))
         view = store.view(state["user_id"])
         turn.notes["memory"] = {"changed": changed, "items": view.count}
         update: dict[str, Any] = {"profile_summary": view.summary, "profile_terms": view.terms}

@@ -8,6 +8,15 @@ symptoms, pregnancy, age group), so "임신 중인데 타이레놀" never hits "
 Follow-ups: `resolve_followup` runs first, so the cache only ever sees a standalone question ("페니라민정은
 하루에 몇 번 먹어요?"); "그 약은 하루에 몇 번 먹어요?" itself, whose answer depends on whose conversation it
 is, is neither looked up nor stored (it is resolved, or the user is asked which drug).
+
+What the trace says of the cache is only whether this turn was served from it (`{"hit": true}`):
+not how similar the stored question was, which would tell this user that someone else asked
+something close. A hit still announces the question as it may go to a web search (`web_query`):
+the turn is an in-scope question like any other, only its answer was already known.
+
+Erasure: every write of the turn (its history row, its cache entry) carries the user's erasure epoch
+read when the turn started (`erasure_epoch` in the state), so an erasure during the turn wins
+(`yaksa.memory.profile_store`).
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.turn import TurnContext
+from yaksa.agent.web_query import web_query
 from yaksa.extraction.speech_act import message_kind
 from yaksa.llm.evidence import Citation
 
@@ -52,10 +62,13 @@ def check_similarity(deps: AgentDeps):
             turn.notes["cache"] = "statement"
             return {"cache_hit": False, "cacheable": True}
         hit = deps.cache.lookup(state["question"], deps.cache_version, state["scope"].verdict)
-        # never the cached question itself: it is another user's text
-        turn.notes["cache"] = {"hit": hit is not None, **({"similarity": round(hit.similarity, 4)} if hit else {})}
+        # neither the cached question (another user's text) nor how close it was to this one
+        turn.notes["cache"] = {"hit": hit is not None}
         if hit is None:
             return {"cache_hit": False, "cacheable": True}
+        query = web_query(state["question"])   # as assemble_context announces it on a miss
+        if query:
+            turn.emit("web_query", {"query": query})
         a = hit.answer
         return {"cache_hit": True, "answer": a["answer"], "citations": [Citation(**c) for c in a["citations"]],
                 "verified": True,
@@ -71,14 +84,18 @@ def store_response(deps: AgentDeps):
             return {}
         # a resolved follow-up is kept as the standalone question ("그럼 타이레놀은 …?", not "그 약은 …?"), so a
         # follow-up to it resolves to the same drug and the generator's history names the drug
-        deps.store_for(state["flags"]).add_turn(state["user_id"], state["question"], state.get("answer", ""))
+        uid, epoch = state["user_id"], state.get("erasure_epoch")
+        deps.store_for(state["flags"]).add_turn(uid, state["question"], state.get("answer", ""), epoch=epoch)
         if (not state.get("cache_hit") and state.get("verified") and not state.get("blocked")
                 and state.get("intent") == "question" and state.get("citations") and state.get("cacheable")):
             payload = {"answer": state["answer"], "citations": [asdict(c) for c in state["citations"]],
                        "verification": state.get("verification")}
             # the cache refuses questions holding personal identifiers (yaksa.privacy)
+            # checked under the cache's file lock: AgentRunner.forget bumps the epoch before it erases
+            # the cache, so an entry stored before the bump is erased after it
+            current = None if epoch is None else (lambda: deps.profiles.erasure_epoch(uid) == epoch)
             stored = deps.cache.store(state["question"], payload, deps.cache_version, verified=True,
-                                      owner=state["user_id"], scope=state["scope"].verdict)
+                                      owner=uid, scope=state["scope"].verdict, still_current=current)
         turn.notes["stored_in_cache"] = stored
         return {}
     return run
