@@ -1,4 +1,5 @@
-"""Fixed replies for turns that need no evidence: greetings, profile statements, refusals, crises.
+"""Fixed replies for turns that need no evidence: greetings, profile statements, refusals, crises,
+and the urgent advice a red-flag message gets before its answer (`with_red_flag`).
 
 Why fixed text: these turns must not call an LLM (a refusal especially: out-of-scope questions
 are refused before any LLM call), and they are the same for every user. Whether a message is a
@@ -11,6 +12,7 @@ import re
 
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
+from yaksa.scope.red_flags import RedFlag, flag_of
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -77,3 +79,20 @@ def crisis_reply(kind: str, text: str) -> str:
     return ("It sounds like you are going through something very hard, and you don't have to face it alone. "
             f"I can't help with amounts or methods. {_HELP_EN} {_EMERGENCY_EN} Reaching out to someone you trust "
             "right now can help too.")
+
+
+def red_flag_reply(flag: RedFlag, text: str) -> str:
+    """The urgent advice for a message that needs care now (`yaksa.scope.red_flags`), in its language:
+    what to do (119, 응급실, a doctor today), never a dose. It is the first paragraph of the answer."""
+    return flag.advice(text)
+
+
+def with_red_flag(answer: str, red_flag: dict | None, text: str) -> str:
+    """The final answer with the urgent advice first, for a turn whose trace carries `red_flag`
+    ({"rule", "urgency"}); the answer itself (generated, cached or fixed) follows unchanged."""
+    if not red_flag:
+        return answer
+    advice = red_flag_reply(flag_of(red_flag["rule"]), text)
+    if answer.startswith(advice):
+        return answer
+    return f"{advice}\n\n{answer}" if answer.strip() else advice

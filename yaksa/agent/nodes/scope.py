@@ -3,6 +3,13 @@ response cache, the LLM router, memory, web references and search ever see it; a
 (`yaksa.scope.crisis`: suicide or self-harm, a lethal amount, an overdose taken) gets the fixed
 crisis reply here, before even the greeting check and under every profile.
 
+Right after the crisis rules, the red-flag rules (`yaksa.scope.red_flags`, issue 23) recognise a
+message that needs care now (a feverish baby under 3 months, chest pain with breathlessness, stroke
+signs ...). Such a message is never refused as off-topic, whatever the scope model says: it is
+answered, and the runner puts the urgent advice (119, 응급실, a doctor today) first in the final answer
+(`yaksa.agent.replies.with_red_flag`), cache hits included; the advice is also the first streamed
+token. The trace carries `red_flag: {rule, urgency}`.
+
 Why first and not inside retrieval: a cached answer, an LLM call or a Tavily request made before the
 decision would already have handed the question to something that should not have it.
 """
@@ -12,11 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import crisis_reply, refusal_reply
+from yaksa.agent.replies import crisis_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.retrieval.active import retrieval_plan
 from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.red_flags import red_flag, red_flag_decision
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
 GREETING = ScopeDecision(True, "greeting", {}, "rules")
@@ -29,6 +37,14 @@ def scope(deps: AgentDeps):
             turn.notes["scope"] = crisis.to_json()
             return {"scope": crisis, "blocked": True, "intent": "crisis", "citations": [], "verified": False,
                     "answer": crisis_reply(crisis.signals["crisis"], state["question"])}
+        flag = red_flag(state["question"])  # second, under every profile: care now comes before the answer
+        if flag is not None:
+            turn.notes["red_flag"] = flag.to_json()
+            turn.emit("token", {"text": red_flag_reply(flag, state["question"]) + "\n\n", "iteration": 0})
+            decision = deps.scope.decide(state["question"]) if state["flags"].oos_guard else GUARD_OFF
+            decision = red_flag_decision(flag, decision)
+            turn.notes["scope"] = decision.to_json()
+            return {"scope": decision, "blocked": False}
         if not retrieval_plan(state["question"]).search:
             # "안녕하세요", "고마워요": a fixed friendly reply, no search, no LLM, nothing stored; the
             # greeting is not a question the scope model should refuse

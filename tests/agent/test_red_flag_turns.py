@@ -1,0 +1,81 @@
+"""Issue 23 at the agent level: a message that needs care now gets the urgent advice first, is never
+refused as off-topic, and keeps it on a cache hit and under every profile; a message without a red flag
+gets none; the crisis stage still comes first and an off-topic message is still refused."""
+
+from __future__ import annotations
+
+from yaksa.agent.replies import red_flag_reply
+from yaksa.scope.red_flags import red_flag
+
+INFANT = "50일 된 아기가 열이 38.2도이고 CRP가 높다고 해요"
+NO_FEVER = "아이 열은 없어요, 콧물만 나요"
+ADULT = "29살인데 열이 나요. 타이레놀 먹어도 되나요?"
+OUT = "삼성전자 주가 어떻게 될까요"
+
+
+def run_with_events(runner, question: str, user: str, **kw):
+    seen: list[tuple[str, dict]] = []
+    result = runner.run(question, user, on_event=lambda name, payload: seen.append((name, payload)), **kw)
+    return result, seen
+
+
+def test_a_feverish_newborn_gets_go_now_first_and_is_not_refused(make_runner) -> None:
+    runner = make_runner()
+    result, seen = run_with_events(runner, INFANT, "parent")
+    advice = red_flag_reply(red_flag(INFANT), INFANT)
+    assert not result.blocked and result.trace["intent"] != "out_of_scope"
+    assert result.trace["red_flag"] == {"rule": "fever_under_3_months", "urgency": "emergency"}
+    assert result.answer.startswith(advice) and "응급실" in advice
+    assert result.answer != advice or not result.citations          # the answer follows the advice
+    assert result.trace["scope"]["in_scope"] is True
+    tokens = [p["text"] for n, p in seen if n == "token"]
+    assert tokens and tokens[0].startswith(advice)                      # the stream says it first too
+    final = [p["text"] for n, p in seen if n == "answer"]
+    assert final == [result.answer]
+
+
+def test_no_red_flag_no_urgent_advice(make_runner) -> None:
+    runner = make_runner()
+    for question in (NO_FEVER, ADULT):
+        result = runner.run(question, "someone")
+        assert "red_flag" not in result.trace
+        assert "119" not in result.answer and "응급실로 가세요" not in result.answer
+        assert not result.blocked
+
+
+def test_the_advice_comes_first_on_a_cache_hit_too(make_runner) -> None:
+    runner = make_runner()
+    advice = red_flag_reply(red_flag(INFANT), INFANT)
+    first = runner.run(INFANT, "a")
+    again = runner.run(INFANT, "b")
+    assert first.answer.startswith(advice) and again.answer.startswith(advice)
+    assert again.answer.count(advice) == 1                              # never stored with the advice
+    assert again.trace["red_flag"]["rule"] == "fever_under_3_months"
+
+
+def test_under_a_profile_without_the_guard_the_advice_still_comes_first(make_runner) -> None:
+    runner = make_runner(enforce_safety=False)
+    assert not runner.deps.params.flags("baseline").oos_guard
+    result = runner.run(INFANT, "u", profile="baseline")
+    assert result.trace["red_flag"]["rule"] == "fever_under_3_months"
+    assert result.answer.startswith(red_flag_reply(red_flag(INFANT), INFANT))
+
+
+def test_crisis_first_and_off_topic_still_refused(make_runner) -> None:
+    runner = make_runner()
+    crisis = runner.run("수면제 50알 먹었어요", "c")
+    assert crisis.blocked and crisis.trace["intent"] == "crisis" and "red_flag" not in crisis.trace
+    assert crisis.answer.startswith("지금 바로 119")
+    refused = runner.run(OUT, "d")
+    assert refused.blocked and refused.trace["nodes"] == ["scope", "store_response"]
+    assert "red_flag" not in refused.trace
+
+
+def test_search_is_not_blocked_for_a_red_flag_and_says_so(make_runner) -> None:
+    runner = make_runner()
+    found = runner.search(INFANT)
+    assert found["blocked"] is False
+    assert found["red_flag"] == {"rule": "fever_under_3_months", "urgency": "emergency"}
+    assert runner.search("타이레놀 용량")["red_flag"] is None
+    blocked = runner.search(OUT)
+    assert blocked["blocked"] is True and blocked["red_flag"] is None

@@ -1,0 +1,353 @@
+"""Issue 23: messages that need care now are recognised (a rule table with its clinical sources), by
+meaning, with negation and age; ordinary questions that share their words are not. The committed
+phrasings and the hand labels of real posts are checked here too (the posts' text only when the shared
+folder is present: it has no content licence and is never committed)."""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from importlib import resources
+
+import pytest
+
+from yaksa.evaluation.korean import SYMPTOM_QUESTIONS
+from yaksa.evaluation.natural_ko import load_questions as natural_questions
+from yaksa.scope.crisis import crisis_kind
+from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.exemplars import load_questions as scope_questions
+from yaksa.scope.red_flag_eval import (
+    NONE,
+    ORIGINS,
+    SPLITS,
+    evaluate,
+    labelled_posts,
+    load_phrasings,
+    load_post_labels,
+    load_posts,
+    parse_phrasings,
+    parse_post_labels,
+    posts_file,
+    triage,
+)
+from yaksa.scope.red_flags import (
+    EMERGENCY,
+    RED_FLAG_RULES,
+    TODAY,
+    RedFlagTable,
+    _ages,
+    _durations,
+    _temperatures,
+    load_table,
+    red_flag,
+    red_flag_decision,
+    rule_ids,
+)
+
+TABLE = load_table()
+
+
+def rule_of(text: str) -> str | None:
+    flag = red_flag(text)
+    return flag.rule_id if flag else None
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+def test_every_rule_names_a_clinical_source_and_advice_in_both_languages() -> None:
+    assert len(TABLE.rules) >= 20 and len(set(rule_ids())) == len(TABLE.rules)
+    for rule in TABLE.rules:
+        flag = rule.flag
+        assert flag.urgency in (EMERGENCY, TODAY)
+        assert re.search(r"NICE|NHS|Resuscitation|Society|대한|Korean", flag.source), flag.rule_id
+        assert re.search(r"[가-힣]", flag.advice_ko) and not re.search(r"[가-힣]", flag.advice_en)
+        if flag.urgency == EMERGENCY:   # emergencies say 119 / the emergency department in both languages
+            assert "119" in flag.advice_ko or "응급실" in flag.advice_ko, flag.rule_id
+            assert "119" in flag.advice_en or "emergency" in flag.advice_en, flag.rule_id
+        else:
+            assert "오늘" in flag.advice_ko and "today" in flag.advice_en, flag.rule_id
+        assert not re.search(r"\d+\s?(mg|ml|정|알|캡슐)", flag.advice_ko + flag.advice_en)  # never a dose
+    used = set().union(*(rule.terms() for rule in TABLE.rules)) | {"child"}   # `child: true` reads "child"
+    assert used == set(TABLE.terms), set(TABLE.terms) - used                  # no dead terms
+
+
+def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
+    assert resources.files("yaksa.scope").joinpath("data", "red_flags.yaml").is_file()
+    good = ("version: 1\nterms:\n  t: {ko: ['열']}\nrules:\n  - {id: r, urgency: today, title: T, source: NICE, "
+            "all: [t], advice_ko: 오늘 진료, advice_en: today}\n")
+    assert RedFlagTable.parse(good).check("열이 나요").rule_id == "r"
+    with pytest.raises(ValueError, match="unknown terms"):
+        RedFlagTable.parse(good.replace("all: [t]", "all: [nope]"))
+    with pytest.raises(ValueError, match="urgency"):
+        RedFlagTable.parse(good.replace("urgency: today", "urgency: soon"))
+    with pytest.raises(ValueError, match="unknown keys"):
+        RedFlagTable.parse(good.replace("all: [t]", "all: [t], max_age: 3"))
+
+
+# --- one positive per rule, Korean and English ------------------------------------------------------
+
+@pytest.mark.parametrize("text, rule", [
+    ("50일 된 아기가 열이 38.2도이고 CRP가 높다고 해요", "fever_under_3_months"),
+    ("생후 2개월 아기 열이 38도 넘게 나요", "fever_under_3_months"),
+    ("신생아인데 열이 나요", "fever_under_3_months"),
+    ("my 6 week old baby has a fever of 38.4", "fever_under_3_months"),
+    ("태어난 지 10일 된 아기가 젖을 안 먹고 계속 자요", "newborn_unwell"),
+    ("15개월 아기가 6일째 39~40도 열이 나고 일어나지를 못해요", "child_fever_red"),
+    ("열이 40도인 아이가 입술이 파랗게 변했어요", "child_fever_red"),
+    ("아이가 경련을 하고 있어요", "child_red_signs"),
+    ("아버지가 쓰러지셨는데 깨워도 반응이 없어요", "unresponsive"),
+    ("생후 4개월 아기가 열이 39.2도예요", "fever_3_to_6_months"),
+    ("4살 아이가 열이 39.5도인데 평소보다 축 처져 있어요", "child_fever_amber"),
+    ("아이가 열이 5일째 안 떨어져요", "child_fever_5_days"),
+    ("머리를 세게 부딪힌 뒤로 계속 토해요", "head_injury"),
+    ("열이 나고 두통이 심한데 목이 뻣뻣해서 숙여지지 않아요", "meningitis_signs"),
+    ("갑자기 머리가 깨질 듯이 아파요 태어나서 처음 겪는 두통이에요", "headache_red"),
+    ("worst headache of my life came on suddenly", "headache_red"),
+    ("아버지 한쪽 팔다리에 힘이 빠지고 말이 어눌해졌어요", "stroke_signs"),
+    ("my mother's face is drooping and her speech is slurred", "stroke_signs"),
+    ("약을 먹고 나서 입술이 붓고 숨쉬기가 힘들어요", "anaphylaxis"),
+    ("임신 8주인데 피가 비쳐요", "pregnancy_bleeding_pain"),
+    ("I am 10 weeks pregnant and bleeding with cramps", "pregnancy_bleeding_pain"),
+    ("가슴이 쥐어짜듯 아프고 식은땀이 나요", "chest_pain_red"),
+    ("가슴 통증이 왼팔까지 퍼지고 숨이 차요", "chest_pain_red"),
+    ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
+    ("심방세동이 있는데 가만히 있어도 가슴이 아파요", "chest_pain_heart_rest"),
+    ("협심증 약을 먹고 있는데 요즘 가슴이 자주 아파요", "chest_pain_heart_history"),
+    ("심장이 너무 빨리 뛰고 숨이 차고 어지러워요", "palpitations_red"),
+    ("열이 39도인데 맥박이 140이고 정신이 오락가락해요", "sepsis_signs"),
+    ("항암 치료 중인데 열이 38도예요", "sepsis_signs"),
+    ("숨을 못 쉬겠어요", "breathing_difficulty"),
+    ("열이 나고 숨이 차요", "fever_breathless"),
+    ("피를 토했어요", "vomiting_blood_or_black_stool"),
+    ("I vomited blood this morning", "vomiting_blood_or_black_stool"),
+    ("설사에 피가 섞여 나와요", "blood_in_stool"),
+    ("벌레 물린 곳이 빨갛게 번지고 열이 나요", "skin_infection_spreading"),
+    ("동생이 수면제를 몇 알 먹었는지 모르겠는데 비틀거려요", "overdose_impaired"),
+    ("요즘 삶을 포기하고 싶다는 생각이 들어요", "suicidal_thoughts"),
+])
+def test_each_rule_is_recognised(text: str, rule: str) -> None:
+    assert rule_of(text) == rule
+
+
+# --- negation, age, and what stays out --------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "아이 열은 없어요, 콧물만 나요",                   # negated fever
+    "열은 없고 기침만 해요",
+    "열은 안 나는데 목이 아파요",
+    "가슴이 아픈데 숨차지는 않아요",                   # negated breathlessness
+    "가슴이 아픈데 숨차거나 식은땀은 없어요",
+    "피는 안 나는데 잇몸이 부었어요",                   # negated bleeding
+    "혈변은 없고 배만 아파요",
+    "no fever, just a runny nose",
+    "my 5 year old has a cold but no fever",
+])
+def test_a_negated_sign_raises_nothing(text: str) -> None:
+    assert red_flag(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "29살인데 열이 나요 타이레놀 먹어도 되나요",          # an adult with a fever
+    "20대 여자인데 열이 38.3도 나고 목이 아파요",
+    "30대 남성인데 3일째 38도 열이 나요",                # 3 days, an adult
+    "5살 아이가 열이 38도인데 물도 잘 마시고 잘 놀아요",   # a child, no amber sign, 1 day
+    "생후 4개월 아기 열이 38.5도예요",                  # 3-6 months needs 39
+    "생후 2개월 아기가 37.5도 미열이 있어요",             # a temperature under 38 is stated
+    "50일 아기 예방접종 후에 보채요",                    # a baby, no fever
+    "임신 중에 타이레놀 먹어도 되나요",
+    "임신 테스트기 두 줄인데 감기약 먹어도 돼요",
+    "감기 후에 가슴이 좀 답답한데 숨차지는 않아요",
+    "숨 쉴 때 가슴이 살짝 결려요",                      # pain on breathing in only
+    "며칠째 머리가 살짝 아픈데 진통제 먹어도 되나요",
+    "어릴 때 열성경련을 한 적이 있는데 해열제 뭐가 좋아요",
+    "치질 때문에 휴지에 피가 살짝 묻어요",
+    "두드러기가 났는데 항히스타민제 먹어도 되나요",
+    "타이레놀 2알 먹어도 되나요",
+    "아이가 열이 나요",                                 # a fever alone, no age or sign
+])
+def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
+    assert red_flag(text) is None
+
+
+def test_facts_ages_temperatures_and_durations() -> None:
+    assert [round(d) for d, _, _ in _ages("50일 된 아기")] == [50]
+    assert [round(d) for d, _, _ in _ages("생후 2개월")] == [61]
+    assert [round(d) for d, _, _ in _ages("15개월 아기")] == [456]
+    assert [round(d / 365) for d, _, _ in _ages("6살 아이")] == [6]
+    assert [round(d / 365) for d, _, _ in _ages("29세 남성")] == [29]
+    assert [round(d / 365) for d, _, _ in _ages("중학생 아들")] == [14]
+    assert _ages("3개월 전부터 아파요") == [] and _ages("임신 9개월차") == []   # a duration, a pregnancy
+    assert max(t for t, _ in _temperatures("39~40도")) == 40.0
+    assert max(t for t, _ in _temperatures("체온 38.2")) == 38.2
+    assert max(t for t, _ in _temperatures("38도 미만")) < 38.0
+    assert _temperatures("몸무게 38kg") == [] and _temperatures("40대 남성") == []
+    assert max(d for d, _ in _durations("6일째 열이 나요")) == 6
+    assert max(d for d, _ in _durations("일주일 동안")) == 7
+    assert _durations("3일 된 아기") == []
+
+
+def test_the_adult_age_of_a_child_word_is_read_as_an_adult() -> None:
+    assert red_flag("20살 딸아이가 열이 5일째 나요") is None
+    assert rule_of("35살 엄마입니다. 아이가 열이 5일째 나요") == "child_fever_5_days"
+
+
+def test_a_today_rule_never_hides_an_emergency() -> None:
+    text = "아이가 열이 5일째 나고 머리를 부딪힌 뒤 토해요"           # child_fever_5_days comes first in the table
+    assert rule_of(text) == "head_injury" and red_flag(text).urgency == EMERGENCY
+    assert {f.rule_id for f in TABLE.check_all(text)} >= {"child_fever_5_days", "head_injury"}
+
+
+def test_decomposed_hangul_is_read_as_composed() -> None:
+    text = "50일 된 아기가 열이 38.2도예요"
+    nfd = unicodedata.normalize("NFD", text)
+    assert nfd != text and rule_of(nfd) == "fever_under_3_months"
+
+
+def test_crisis_messages_stay_with_the_crisis_stage() -> None:
+    """The crisis rules run first (yaksa.scope.crisis); what they take keeps its crisis reply."""
+    for text in ("죽고 싶어요", "수면제 50알 먹었어요"):
+        assert crisis_kind(text) is not None and triage(text).startswith("crisis:")
+
+
+def test_a_red_flag_decision_is_answered_and_keeps_the_scope_models_verdict() -> None:
+    flag = red_flag("50일 된 아기가 열이 38.2도예요")
+    refused = ScopeDecision(False, "model", {"p": 0.1}, "scope-lr-v1")
+    overridden = red_flag_decision(flag, refused)
+    assert overridden.in_scope and overridden.model == RED_FLAG_RULES
+    assert overridden.signals["scope_model"]["in_scope"] is False and overridden.signals["red_flag"] == flag.rule_id
+    kept = red_flag_decision(flag, ScopeDecision(True, "model", {"p": 0.9}, "scope-lr-v1"))
+    assert kept.in_scope and kept.model == "scope-lr-v1" and kept.signals["red_flag"] == flag.rule_id
+
+
+def test_no_committed_question_trips_the_rules() -> None:
+    """The scope exemplars, the natural Korean set and the MFDS symptom questions: none needs care now."""
+    texts = [q.text for q in scope_questions()] + [q.question for q in natural_questions()]
+    texts += [q for _, q in SYMPTOM_QUESTIONS]
+    assert len(texts) > 1000
+    assert [t for t in texts if red_flag(t)] == []
+
+
+@pytest.mark.parametrize("text", [
+    ("타이레놀 2알 먹어도 되나요? 두통이 심해서요. " * 80)[:2000],
+    ("가슴이 아프고 숨이 차요. " * 200)[:2000],
+    ("아기 15개월 생후 50일 39.5도 40도 " * 100)[:2000],
+    ("약 먹었 " * 400)[:2000],
+    ("3" * 1999) + "도",
+    ("I took pills and my chest hurts, baby fever 38.5, " * 50)[:2000],
+    ("열 열 열 열이 38도 " * 200)[:2000],
+])
+def test_a_long_message_is_read_in_a_few_milliseconds(text: str) -> None:
+    """Every turn runs the rules: a 2,000-character message costs a few ms (about 2-5 ms on a loaded
+    2-core machine; typical questions about 0.1 ms). Best of 5; the bound leaves room for a busy CI."""
+    red_flag(text)
+    best = min(_timed(text) for _ in range(5))
+    assert best < 0.025
+
+
+def test_a_typical_question_costs_well_under_a_millisecond() -> None:
+    questions = [q.question for q in natural_questions()][:200]
+    for q in questions:
+        red_flag(q)
+    start = time.perf_counter()
+    for q in questions:
+        red_flag(q)
+    assert (time.perf_counter() - start) / len(questions) < 0.002
+
+
+def _timed(text: str) -> float:
+    start = time.perf_counter()
+    red_flag(text)
+    return time.perf_counter() - start
+
+
+# --- the committed phrasings -----------------------------------------------------------------------
+
+PHRASINGS = load_phrasings()
+
+
+def test_the_phrasings_are_packaged_large_and_cover_both_splits() -> None:
+    assert resources.files("yaksa.scope").joinpath("data", "red_flag_phrasings.tsv").is_file()
+    assert len(PHRASINGS) >= 80 and sum(not r.flagged for r in PHRASINGS) >= 30
+    assert len({r.text for r in PHRASINGS}) == len(PHRASINGS)
+    for split in SPLITS:
+        rows = [r for r in PHRASINGS if r.split == split]
+        assert any(r.flagged for r in rows) and any(not r.flagged for r in rows)
+
+
+def test_a_phrasing_cannot_move_between_splits() -> None:
+    row = next(r for r in PHRASINGS if r.split == "tune")
+    with pytest.raises(ValueError, match="disagrees"):
+        parse_phrasings(f"{row.rid}\theld_out\t{row.expected}\t{row.text}\n")
+    with pytest.raises(ValueError, match="rule id"):
+        parse_phrasings(f"{row.rid}\ttune\tnot_a_rule\t{row.text}\n")
+
+
+@pytest.mark.parametrize("row", [r for r in PHRASINGS if r.split == "tune"], ids=lambda r: r.rid)
+def test_every_tuning_phrasing_gets_its_rule(row) -> None:
+    got = triage(row.text)
+    assert (got or NONE) == row.expected or (got or "").startswith("crisis:"), row.text
+
+
+def test_figures_per_split(capsys: pytest.CaptureFixture[str]) -> None:
+    """Held-out rows are not tuned on: held to a floor, not row by row (printed with -s)."""
+    reports = evaluate(PHRASINGS, prefix="phrasings/")
+    with capsys.disabled():
+        print()
+        for split in SPLITS:
+            print(reports[split].line())
+    assert reports["tune"].recall == 1.0 and reports["tune"].false_alarms == 0
+    assert reports["held_out"].recall >= 0.9 and reports["held_out"].false_alarms == 0
+
+
+# --- the hand labels of real posts -----------------------------------------------------------------
+
+LABELS = load_post_labels()
+
+
+def test_the_post_labels_hold_ids_labels_and_notes_only() -> None:
+    """The posts have no content licence: the committed file has three columns and no post text."""
+    assert len(LABELS) >= 150
+    text = resources.files("yaksa.scope").joinpath("data", "red_flag_post_labels.tsv").read_text("utf-8")
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            assert line.count("\t") == 2
+    for lab in LABELS:
+        assert re.fullmatch(r"(hidoc-C\d{10}|kin-kin\d+)", lab.post_id), lab.post_id
+        assert lab.note.split(":")[0] in ORIGINS and len(lab.note) < 140
+    assert sum(lab.label != NONE for lab in LABELS) >= 50
+    with pytest.raises(ValueError, match="duplicate"):
+        parse_post_labels(f"{LABELS[0].post_id}\tnone\trandom: x\n" * 2)
+
+
+@pytest.fixture(scope="module")
+def posts() -> dict[str, dict]:
+    path = posts_file()
+    if path is None:
+        pytest.skip("the shared real-questions pool is not here (its text is never committed)")
+    return load_posts(path)
+
+
+def test_no_note_quotes_its_post(posts: dict[str, dict]) -> None:
+    for lab in LABELS:
+        post = posts[lab.post_id]["question"]
+        for run in re.findall(r"[가-힣]{6,}", lab.note):
+            assert run not in post, (lab.post_id, run)
+
+
+def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.CaptureFixture[str]) -> None:
+    """Recall on posts labelled before the rules were written; the pool's false-alarm rate on the
+    random sample (printed with -s). Floors a little under the committed figures."""
+    rows, missing = labelled_posts(LABELS, posts)
+    assert not missing
+    before = evaluate([r for r in rows if r.origin in ("random", "keyword")], prefix="posts/before-rules/")
+    sample = [r for r in rows if r.origin == "random"]
+    random_report = evaluate(sample, prefix="posts/random/")
+    with capsys.disabled():
+        print()
+        for split in SPLITS:
+            print(before[split].line())
+            print(random_report[split].line())
+    assert before["tune"].recall >= 0.9
+    false_alarms = sum(r.false_alarms for r in random_report.values())
+    assert false_alarms / sum(r.n_none for r in random_report.values()) <= 0.1
