@@ -28,6 +28,7 @@ from contextlib import asynccontextmanager, suppress
 
 from litestar import Litestar, Request, Response, Router
 from litestar.datastructures import State
+from litestar.exceptions import InternalServerException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.static_files import create_static_files_router
@@ -35,12 +36,13 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from serving import routes
 from serving.auth import admin_guard, api_key_guard
+from serving.concurrency import InFlightLimiter
 from serving.config import ServingConfig, load_serving_config, params_path
 from serving.follower import CurrentFollower
-from serving.headers import add_worker_header
+from serving.headers import add_response_headers
 from serving.logs import install_access_log_redaction
 from serving.origin import OpenModeOriginMiddleware
-from serving.ratelimit import TokenBuckets
+from serving.ratelimit import TokenBuckets, per_minute_buckets
 from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
 from serving.validation import check_path_params
 from yaksa.config import Settings, load_settings
@@ -48,6 +50,7 @@ from yaksa.runtime import configure_offline_env
 
 log = logging.getLogger(__name__)
 MSGSPEC_DEPTH_ERROR = "while deserializing"  # msgspec's RecursionError message for over-nested JSON
+LITESTAR_CLIENT_GONE = "client disconnected prematurely"  # Litestar's 500 when the body never arrives
 
 
 def _client_error(detail: str) -> Response:
@@ -55,7 +58,13 @@ def _client_error(detail: str) -> Response:
 
 
 def _internal_error(request: Request, exc: Exception) -> Response:
-    """Every 500: the traceback goes to the log (path only: no query string), the body stays generic."""
+    """Every 500: the traceback goes to the log (path only: no query string), the body stays generic.
+
+    A client that hangs up while sending its body is not a server fault (Litestar raises it as a
+    500): one info line, no traceback, and a 400 that nobody will read."""
+    if isinstance(exc, InternalServerException) and exc.detail == LITESTAR_CLIENT_GONE:
+        log.info("client disconnected before sending the whole body of %s %s", request.method, request.url.path)
+        return _client_error("client disconnected before sending the whole body")
     log.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
     return Response({"status_code": 500, "detail": "Internal Server Error"}, status_code=500)
 
@@ -91,7 +100,8 @@ async def _runtime_lifespan(app: Litestar) -> AsyncIterator[None]:
         with suppress(asyncio.CancelledError):
             await task
         holder.close()
-        app.state.rate_limits.close()
+        for buckets in (app.state.rate_limits, app.state.auth_failures, app.state.admin_limits):
+            buckets.close()
 
 
 def create_app(
@@ -131,10 +141,13 @@ def create_app(
                 "holder": holder,
                 "follower": follower,
                 "serving_config": config,
+                "inflight": InFlightLimiter(config.max_inflight_per_key),  # serving.concurrency
                 "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst, config.rate_file),
+                "auth_failures": per_minute_buckets(config.auth_failures_per_min, config.rate_file),
+                "admin_limits": per_minute_buckets(config.admin_per_min, config.rate_file),
             }
         ),
-        before_send=[add_worker_header],
+        before_send=[add_response_headers],
         middleware=[OpenModeOriginMiddleware()] if config.open_mode else [],
         before_request=check_path_params,
         request_max_body_size=config.max_body_bytes,

@@ -6,9 +6,14 @@ caller's KeyGrant on `connection.state.grant`; handlers that take a user id call
 key can only act for the users it is bound to. Keys are compared, never logged: logs use labels.
 
 The admin key is not a user key: it opens /v1/admin/* and, on handlers that opt in with
-`opt={ADMIN_MAY_CALL: True}` (only `POST /v1/chat`), it acts for any user id. That is what an
-operator running another agent profile needs (`authorize_profile`); it reads no profile and erases
-nothing through /v1/profile.
+`opt={ADMIN_MAY_CALL: True}` (only `POST /v1/chat`), it may run a turn for any user id, which is
+what an operator comparing agent profiles needs (`authorize_profile`); such a turn reads and writes
+no profile, history or cache entry (`is_admin_grant`), and the admin key reads and erases nothing
+through /v1/profile: it is for administration, not a skeleton key to people's health records.
+
+Brute force: every failed key (missing or wrong, user or admin) spends a token of the client
+address's failed-key bucket (`YAKSA_AUTH_FAILURES_PER_MIN`); once it is empty every request from
+that address is a 429 until it refills. Admin calls have their own bucket (`YAKSA_ADMIN_PER_MIN`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ OPEN_GRANT = KeyGrant(label="open-mode", users=frozenset({ANY_USER}))
 ADMIN_GRANT = KeyGrant(label="admin", users=frozenset({ANY_USER}))
 ADMIN_MAY_CALL = "admin_may_call"  # handler opt: the admin key is accepted there and acts for any user
 BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+ADMIN_ROUTE_BUCKET = "admin-routes"  # one bucket for every admin call, whoever makes it
+AUTH_FAILURE_PREFIX = "authfail:"  # failed-key buckets are per client address, beside the per-key ones
 
 
 def _bearer(connection: ASGIConnection) -> str | None:
@@ -60,6 +67,29 @@ def has_admin_key(connection: ASGIConnection) -> bool:
     return bool(config.admin_key and key and hmac.compare_digest(key.encode(), config.admin_key.encode()))
 
 
+def _too_many(wait: float, what: str) -> TooManyRequestsException:
+    seconds = retry_after_seconds(wait)
+    return TooManyRequestsException(detail=f"{what}; retry in {seconds} s", headers={"Retry-After": str(seconds)})
+
+
+def _client_address(connection: ASGIConnection) -> str:
+    return connection.client.host if connection.client else "unknown"
+
+
+def _refuse_while_failing(connection: ASGIConnection) -> None:
+    """429 for a client address that has spent its failed-key allowance (checked before any key is
+    compared, so a right guess is refused like a wrong one until the bucket refills)."""
+    wait = connection.app.state.auth_failures.waiting(f"{AUTH_FAILURE_PREFIX}{_client_address(connection)}")
+    if wait > 0:
+        raise _too_many(wait, "too many requests with invalid keys")
+
+
+def _bad_key(connection: ASGIConnection, detail: str) -> NotAuthorizedException:
+    """A 401 that costs the client address one token of its failed-key allowance."""
+    connection.app.state.auth_failures.take(f"{AUTH_FAILURE_PREFIX}{_client_address(connection)}")
+    return NotAuthorizedException(detail=detail, headers=BEARER_CHALLENGE)
+
+
 def api_key_guard(connection: ASGIConnection, handler: Any) -> None:
     """Authenticate a /v1 call, then spend one token of the caller's rate-limit bucket."""
     config = _config(connection)
@@ -70,35 +100,42 @@ def api_key_guard(connection: ASGIConnection, handler: Any) -> None:
             )
         grant = OPEN_GRANT
     else:
+        _refuse_while_failing(connection)
         key = _bearer(connection)
         if key is None:
-            raise NotAuthorizedException(detail="missing bearer API key", headers=BEARER_CHALLENGE)
+            raise _bad_key(connection, "missing bearer API key")
         found = config.api_keys.get(key)
         if found is None and handler.opt.get(ADMIN_MAY_CALL) and has_admin_key(connection):
             found = ADMIN_GRANT
         if found is None:
-            raise NotAuthorizedException(detail="invalid API key", headers=BEARER_CHALLENGE)
+            raise _bad_key(connection, "invalid API key")
         grant = found
     buckets: TokenBuckets = connection.app.state.rate_limits
     wait = buckets.take(grant.label)
     if wait > 0:
-        seconds = retry_after_seconds(wait)
-        raise TooManyRequestsException(
-            detail=f"rate limit exceeded; retry in {seconds} s", headers={"Retry-After": str(seconds)}
-        )
+        raise _too_many(wait, "rate limit exceeded")
     connection.state.grant = grant
+
+
+def is_admin_grant(connection: ASGIConnection) -> bool:
+    """The request was let in by the admin key: it may run a turn but reads and writes no profile."""
+    return getattr(connection.state, "grant", None) is ADMIN_GRANT
 
 
 def admin_guard(connection: ASGIConnection, _handler: Any) -> None:
     """The admin key (or, in open mode without one, a loopback client) may reload bundles."""
     config = _config(connection)
     if config.admin_key:
+        _refuse_while_failing(connection)
         if _bearer(connection) is None:
-            raise NotAuthorizedException(detail="missing bearer admin key", headers=BEARER_CHALLENGE)
+            raise _bad_key(connection, "missing bearer admin key")
         if not has_admin_key(connection):
-            raise NotAuthorizedException(detail="invalid admin key", headers=BEARER_CHALLENGE)
+            raise _bad_key(connection, "invalid admin key")
     elif not (config.open_mode and is_loopback(connection)):
         raise PermissionDeniedException(detail="admin endpoints are disabled: set YAKSA_ADMIN_KEY")
+    wait = connection.app.state.admin_limits.take(ADMIN_ROUTE_BUCKET)
+    if wait > 0:  # a reload loads a whole bundle beside the served one: a loop of them starves the service
+        raise _too_many(wait, "admin rate limit exceeded")
 
 
 def require_user(connection: ASGIConnection, user_id: str) -> None:

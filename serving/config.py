@@ -10,6 +10,15 @@
     YAKSA_FOLLOW_SECONDS   how often each worker reads indexes/CURRENT and swaps to a new version
                      (default 0.5); 0 = never by itself, only on POST /v1/admin/reload (one worker).
     YAKSA_MAX_BODY_BYTES   request body limit (default 65536) → 413.
+    YAKSA_AUTH_FAILURES_PER_MIN   failed API/admin keys a client address may send per minute (default
+                     10, the burst too) before every request from it gets 429 for a while; 0 = no limit.
+    YAKSA_ADMIN_PER_MIN   admin calls (bundle reloads) per minute, burst the same (default 6); 0 = no limit.
+    YAKSA_MAX_INFLIGHT_PER_KEY   chat, critique and search requests one key may have running at once
+                     (default 4; per worker process) → 429 with Retry-After: 1; 0 = no limit
+                     (`serving.concurrency`; open mode is not limited).
+    YAKSA_REQUEST_DEADLINE_S, YAKSA_CRITIQUE_DEADLINE_S   seconds a chat turn (default 30) or a critique
+                     (default 60) may run; checked between its steps, then an `error` event (504);
+                     0 = no deadline.
     YAKSA_ALLOW_PROFILE_CHOICE=1   let any caller choose an agent profile other than the configured one
                      (`agent.profile`); without it only a request with the admin key may (else 403).
     YAKSA_PARAMS     params.yaml of the project (default ./params.yaml; `yaksa serve --params` sets it).
@@ -73,6 +82,11 @@ class ServingConfig:
     follow_seconds: float = 0.5
     max_body_bytes: int = 65536
     allow_profile_choice: bool = False
+    max_inflight_per_key: int = 4         # chat/critique/search running per key (0 = no limit)
+    request_deadline_s: float = 30.0      # a chat turn (0 = none)
+    critique_deadline_s: float = 60.0     # a critique (0 = none)
+    auth_failures_per_min: float = 10.0   # failed keys per client address before 429 (0 = no limit)
+    admin_per_min: float = 6.0            # admin calls (bundle reloads) per minute (0 = no limit)
 
     @property
     def open_mode(self) -> bool:
@@ -149,4 +163,9 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
         follow_seconds=_number(env, "YAKSA_FOLLOW_SECONDS", 0.5, 0.0),
         max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
         allow_profile_choice=_flag(env, "YAKSA_ALLOW_PROFILE_CHOICE"),
+        max_inflight_per_key=int(_number(env, "YAKSA_MAX_INFLIGHT_PER_KEY", 4, 0)),
+        request_deadline_s=_number(env, "YAKSA_REQUEST_DEADLINE_S", 30.0, 0.0),
+        critique_deadline_s=_number(env, "YAKSA_CRITIQUE_DEADLINE_S", 60.0, 0.0),
+        auth_failures_per_min=_number(env, "YAKSA_AUTH_FAILURES_PER_MIN", 10.0, 0.0),
+        admin_per_min=_number(env, "YAKSA_ADMIN_PER_MIN", 6.0, 0.0),
     )

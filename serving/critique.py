@@ -15,6 +15,13 @@ the thread ends (even if the client has gone away). Every stream has the same sh
 like every other client text (`serving.validation.clean_text`) before anything is leased, so a
 bad case is a 400 with the parser's message, never a stream.
 
+Stopping: the admission's deadline (`YAKSA_CRITIQUE_DEADLINE_S`) and cancel flag
+(`serving.concurrency`) are checked as each step ends (the agent's `on_step` hook: the only place a
+critique can be stopped from outside), so a critique past its deadline ends in `error` with 504
+and one whose client went away (the stream closed early) stops after its current step and frees
+the lease and the key's in-flight slot. Its query embeddings are bounded by the embedders' query
+window (`yaksa.embed.base`), its input by MAX_CASE_CHARS.
+
 Logs carry lengths, versions, the retrieval mode and timings, never the case text.
 """
 
@@ -25,15 +32,17 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 from litestar.exceptions import ValidationException
 
+from serving.concurrency import Admission, cancel_on_disconnect
 from serving.runtime import Runtime, RuntimeHolder
-from serving.turns import Event
+from serving.turns import Event, check_admission, stopped_payload
 from serving.validation import clean_text
+from yaksa.agent.api import TurnStopped
 from yaksa.critique.case import MAX_CASE_CHARS, PARTS, Case, CaseError, parse_case
 
 log = logging.getLogger(__name__)
@@ -57,11 +66,9 @@ def read_case(raw: str | dict[str, Any]) -> Case:
         case = parse_case(raw)
     except CaseError as exc:
         raise ValidationException(detail=str(exc)) from None
-    for name in PARTS:
-        value = getattr(case, name)
-        if value or name == "summary":
-            clean_text(f"case.{name}", value, MAX_CASE_CHARS)
-    return case
+    cleaned = {name: clean_text(f"case.{name}", value, MAX_CASE_CHARS)
+               for name in PARTS if (value := getattr(case, name)) or name == "summary"}
+    return replace(case, **cleaned)  # the normalised text (NFC, no format characters) is what runs
 
 
 def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
@@ -70,9 +77,10 @@ def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(payload, ensure_ascii=False, default=str))
 
 
-def start_critique(holder: RuntimeHolder, runtime: Runtime, case: Case) -> AsyncIterator[Event]:
+def start_critique(holder: RuntimeHolder, runtime: Runtime, case: Case,
+                   admission: Admission | None = None) -> AsyncIterator[Event]:
     """Start the critique now on `runtime` (leased from `holder` by the caller: this takes the lease
-    over) and return its events.
+    over, and the `admission`, released with it) and return its events.
 
     Called on the event loop. The critique agent is built (on its first use for this bundle) inside
     the worker thread.
@@ -80,15 +88,22 @@ def start_critique(holder: RuntimeHolder, runtime: Runtime, case: Case) -> Async
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event] = asyncio.Queue()
 
+    if admission is not None:
+        admission.hand_over()
+
     def on_step(name: str, payload: dict[str, Any]) -> None:  # on the worker thread
         if not loop.is_closed():
             loop.call_soon_threadsafe(queue.put_nowait, (STEP, _jsonable({"name": name, **payload})))
+        check_admission(admission)  # between steps: stop here when past the deadline or cancelled
 
     def run() -> dict[str, Any]:
         try:
+            check_admission(admission)
             return runtime.critique_agent().run(case, on_step=on_step).to_json()
         finally:
             holder.release(runtime)
+            if admission is not None:
+                admission.release()
 
     def run_done(task: asyncio.Future) -> None:
         if not task.cancelled():
@@ -97,14 +112,26 @@ def start_critique(holder: RuntimeHolder, runtime: Runtime, case: Case) -> Async
 
     run_task = asyncio.ensure_future(anyio.to_thread.run_sync(run))
     run_task.add_done_callback(run_done)
-    return _events(runtime, case, queue, run_task, time.perf_counter())
+    return _events(runtime, case, queue, run_task, time.perf_counter(), admission)
 
 
 async def _events(runtime: Runtime, case: Case, queue: asyncio.Queue[Event], run_task: asyncio.Future,
-                  started: float) -> AsyncIterator[Event]:
-    while (event := await queue.get())[0] != _RUN_DONE:
-        yield event
+                  started: float, admission: Admission | None = None) -> AsyncIterator[Event]:
+    watch = asyncio.ensure_future(cancel_on_disconnect(admission, run_task.done)) if admission is not None else None
+    try:
+        while (event := await queue.get())[0] != _RUN_DONE:
+            yield event
+    finally:
+        if watch is not None:
+            watch.cancel()
+        if admission is not None and not run_task.done():
+            admission.cancel.set()  # closed before the critique ended: the client went away
     exc = None if run_task.cancelled() else run_task.exception()
+    if isinstance(exc, TurnStopped):
+        log.warning("critique stopped on bundle %s (case %d chars): %s", runtime.version, len(case.text),
+                    type(exc).__name__)
+        yield ERROR, stopped_payload(exc, admission, what="critique")
+        return
     if run_task.cancelled() or exc is not None:
         log.error("critique failed on bundle %s (case %d chars): %s", runtime.version, len(case.text),
                   type(exc).__name__, exc_info=exc)

@@ -97,6 +97,24 @@ class TokenBuckets:
             db.execute("COMMIT")
             return wait
 
+    def waiting(self, key: str) -> float:
+        """Seconds until `key` has a token again (0.0 when it has one now), spending nothing.
+
+        Why: a client that has used up its failed-login allowance is refused before its key is even
+        compared, so guessing keys costs the same refusal whether a guess is right or wrong.
+        """
+        if self.rate == 0:
+            return 0.0
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise RuntimeError("the rate limiter is closed")
+            row = db.execute("SELECT tokens, updated FROM buckets WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return 0.0
+        tokens = min(self.burst, row[0] + max(0.0, self._clock() - row[1]) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
@@ -110,3 +128,8 @@ def retry_after_seconds(wait_seconds: float) -> int:
     The 429 body and the header both show this one number, so they cannot disagree.
     """
     return max(1, math.ceil(wait_seconds))
+
+
+def per_minute_buckets(per_minute: float, path: Path | None = None) -> TokenBuckets:
+    """Buckets allowing `per_minute` calls a minute with the same burst (0 turns them off)."""
+    return TokenBuckets(per_minute / 60.0, max(1, math.ceil(per_minute)), path)

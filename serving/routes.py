@@ -13,11 +13,12 @@ from typing import Any
 
 from litestar import Request, Response, delete, get, post
 from litestar.datastructures import State
-from litestar.exceptions import ServiceUnavailableException, ValidationException
+from litestar.exceptions import PermissionDeniedException, ServiceUnavailableException, ValidationException
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
-from serving.auth import ADMIN_MAY_CALL, authorize_profile, require_user
+from serving.auth import ADMIN_MAY_CALL, authorize_profile, is_admin_grant, require_user
+from serving.concurrency import CRITIQUE, SEARCH, admit
 from serving.critique import ERROR, RESULT, CritiqueRequest, read_case, start_critique
 from serving.follower import CurrentFollower
 from serving.headers import bundle_headers
@@ -33,6 +34,7 @@ from serving.validation import (
 )
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+CRITIQUE_ONLY_COLLECTION = "cases"
 
 
 @dataclass
@@ -65,7 +67,7 @@ def readyz(state: State) -> dict[str, Any]:
 
 @get("/", sync_to_thread=False, include_in_schema=False)
 def chat_page() -> File:
-    return File(STATIC_DIR / "index.html", content_disposition_type="inline", media_type="text/html; charset=utf-8")
+    return File(STATIC_DIR / "index.html", content_disposition_type="inline", media_type="text/html")
 
 
 @get("/indexes", sync_to_thread=True)
@@ -78,6 +80,7 @@ def indexes(state: State) -> dict[str, Any]:
 
 @get("/search", sync_to_thread=True)
 def search(
+    request: Request,
     state: State,
     q: FromQuery[str],
     k: FromQuery[int | None] = None,
@@ -87,7 +90,13 @@ def search(
     `blocked` and no documents): for debugging and evaluation."""
     query = clean_text("q", q, MAX_QUERY_CHARS)
     check_k(k)
-    with _holder(state).leased() as runtime:
+    if collection and CRITIQUE_ONLY_COLLECTION in collection:
+        # internal M&M records (titles, diagnoses, what went wrong) are evidence for the critique agent,
+        # not search results for any holder of a user key
+        raise PermissionDeniedException(
+            detail=f"the {CRITIQUE_ONLY_COLLECTION!r} collection is searched only by the case critique "
+                   "(POST /v1/critique)")
+    with admit(request, SEARCH), _holder(state).leased() as runtime:  # 429 past the key's in-flight limit
         try:
             result = runtime.runner.search(query, k=k, collections=collection)
         except ValueError as exc:
@@ -95,7 +104,7 @@ def search(
         return Response({**result, "version": runtime.version}, headers=bundle_headers(runtime.version))
 
 
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 def _sse(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEventMessage]:
@@ -136,10 +145,12 @@ async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> R
         user_id=check_user_id(data.user_id),
         profile=authorize_profile(request, _holder(state).settings.agent, check_profile_name(data.profile)),
         web=data.web,
+        remember=not is_admin_grant(request),
     )
     require_user(request, turn.user_id)
-    runtime = _holder(state).acquire()
-    events = start_turn(_holder(state), runtime, turn)
+    with admit(request) as admission:  # 429 past the key's in-flight limit; the turn's thread releases it
+        runtime = _holder(state).acquire()
+        events = start_turn(_holder(state), runtime, turn, admission)
     headers = bundle_headers(runtime.version)
     if data.stream:
         return ServerSentEvent(_sse(events), headers={**SSE_HEADERS, **headers})
@@ -158,13 +169,14 @@ async def _collect_critique(events: AsyncIterator[Event], headers: dict[str, str
 
 
 @post("/critique", status_code=200)
-async def critique(state: State, data: JSONBody[CritiqueRequest]) -> Response:
+async def critique(request: Request, state: State, data: JSONBody[CritiqueRequest]) -> Response:
     """M&M critique of a clinical case (tied to no user; writes no memory): SSE events (step*, result,
     done | error), or with `stream=false` one JSON object (the result with the bundle `version`).
     A case that cannot be read is a 400 naming the part and the problem."""
     case = read_case(data.case)
-    runtime = _holder(state).acquire()
-    events = start_critique(_holder(state), runtime, case)
+    with admit(request, CRITIQUE) as admission:  # 429 past the key's in-flight limit
+        runtime = _holder(state).acquire()
+        events = start_critique(_holder(state), runtime, case, admission)
     headers = bundle_headers(runtime.version)
     if data.stream:
         return ServerSentEvent(_sse(events), headers={**SSE_HEADERS, **headers})

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from litestar.exceptions import ServiceUnavailableException
 
+from serving.headers import worker_id
 from yaksa.agent.api import TurnRunner
 from yaksa.config import Settings
 from yaksa.index.publish import current_version, list_versions
@@ -196,7 +196,7 @@ class RuntimeHolder:
         runtime = self.current
         return {
             "serving": runtime.version if runtime else None,
-            "worker": os.getpid(),
+            "worker": worker_id(),
             "current": current_version(root),
             "versions": list_versions(root),
             "load_error": self.load_error,

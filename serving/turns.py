@@ -12,8 +12,15 @@ shape whatever the runner reports:
 `answer` carries the final text and replaces what the tokens built (a runner that falls back
 after a failed LLM stream may have emitted tokens it then abandoned). `web_refs` comes once the
 turn's result is known (so a blocked turn never shows any) and before `done`. `done` names the one
-bundle version the turn was answered from. The Runtime lease is released when the runner's thread
-ends, even if the client has gone away.
+bundle version the turn was answered from. The Runtime lease (and the key's in-flight slot,
+`serving.concurrency`) is released when the runner's thread ends.
+
+Stopping: when the event stream is closed before the turn ended (the client went away: the SSE
+response is cancelled, or a non-streamed request is), the turn's cancel flag is set and the runner
+stops before its next node (or its next answer token), so an abandoned turn frees the embedding
+engine, the thread and the lease within one node. The admission's deadline reaches the runner as
+`deadline_s`; a turn past it ends in `error` with 504 (a cancelled one with 503), never a 500.
+A runner whose `run` takes no `deadline_s`/`cancel` is stopped the same way at its next event.
 
 Logs carry ids, lengths, versions and timings, never the question, the answer or the web query.
 """
@@ -21,6 +28,8 @@ Logs carry ids, lengths, versions and timings, never the question, the answer or
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -29,9 +38,10 @@ from typing import Any
 
 import anyio
 
+from serving.concurrency import Admission, cancel_on_disconnect
 from serving.runtime import Runtime, RuntimeHolder
 from serving.webrefs import WEB_QUERY_EVENT, TurnWebRefs
-from yaksa.agent.api import TurnResult
+from yaksa.agent.api import TurnCancelled, TurnDeadlineExceeded, TurnResult, TurnStopped
 
 log = logging.getLogger(__name__)
 LIVE_EVENTS = frozenset({"status", "token"})
@@ -46,12 +56,45 @@ class TurnRequest:
     user_id: str
     profile: str | None
     web: bool
+    remember: bool = True  # False for the admin key: the turn reads and writes no profile (serving.auth)
 
 
-def _error_payload(exc: BaseException | None) -> dict[str, Any]:
+def stopped_payload(exc: TurnStopped, admission: Admission | None, what: str = "answer") -> dict[str, Any]:
+    """The `error` event of work stopped by its deadline (504) or cancelled (503)."""
+    if isinstance(exc, TurnDeadlineExceeded):
+        limit = f" of {admission.deadline_s:g} s" if admission is not None and admission.deadline_s else ""
+        return {"status_code": exc.status_code,
+                "detail": f"the {what} took longer than the server's time limit{limit} and was stopped; "
+                          "please try again later or with a shorter text"}
+    return {"status_code": exc.status_code, "detail": f"the {what} was cancelled"}
+
+
+def _error_payload(exc: BaseException | None, admission: Admission | None = None) -> dict[str, Any]:
     if isinstance(exc, ValueError):  # the runner refused the input: its message names the problem
         return {"status_code": 400, "detail": str(exc)}
+    if isinstance(exc, TurnStopped):
+        return stopped_payload(exc, admission)
     return {"status_code": 500, "detail": "the answer could not be completed; please try again"}
+
+
+@functools.lru_cache(maxsize=32)
+def _takes_controls(runner_type: type) -> bool:
+    """The runner's `run` accepts `deadline_s` and `cancel` (AgentRunner does; a TurnRunner need not)."""
+    try:
+        params = inspect.signature(runner_type.run).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return "deadline_s" in params and "cancel" in params
+
+
+def check_admission(admission: Admission | None) -> None:
+    """Raise TurnCancelled / TurnDeadlineExceeded when the admitted work must stop (between steps)."""
+    if admission is None:
+        return
+    if admission.cancel.is_set():
+        raise TurnCancelled("the request was cancelled")
+    if admission.expired():
+        raise TurnDeadlineExceeded("the request ran past its deadline")
 
 
 def _final_events(result: TurnResult) -> list[Event]:
@@ -62,9 +105,11 @@ def _final_events(result: TurnResult) -> list[Event]:
     ]
 
 
-def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest) -> AsyncIterator[Event]:
+def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest,
+               admission: Admission | None = None) -> AsyncIterator[Event]:
     """Start the runner now on `runtime` (leased from `holder` by the caller: this takes the lease
-    over) and return the turn's events.
+    over, and the `admission` too: its deadline and cancel flag reach the runner, its slot is
+    released with the lease) and return the turn's events.
 
     Called on the event loop. Starting eagerly (not on first iteration) ties the lease to the
     runner's thread, which always ends.
@@ -72,8 +117,13 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest) ->
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event] = asyncio.Queue()
     web = TurnWebRefs(request.web)
+    native = admission is not None and _takes_controls(type(runtime.runner))
+    if admission is not None:
+        admission.hand_over()
 
     def sink(name: str, payload: dict[str, Any]) -> None:  # on the runner's thread
+        if not native:
+            check_admission(admission)  # a runner without deadline_s/cancel stops at its next event
         if loop.is_closed():
             return
         if name in LIVE_EVENTS:
@@ -83,9 +133,17 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest) ->
 
     def run() -> TurnResult:
         try:
-            return runtime.runner.run(request.question, request.user_id, profile=request.profile, on_event=sink)
+            check_admission(admission)  # cancelled, or past its deadline, while it waited for a thread
+            controls: dict[str, Any] = ({"deadline_s": admission.remaining_s(), "cancel": admission.cancel}
+                                        if native and admission is not None else {})
+            if not request.remember:  # a runner that cannot forget the user may not run this turn
+                controls["remember"] = False
+            return runtime.runner.run(request.question, request.user_id, profile=request.profile, on_event=sink,
+                                      **controls)
         finally:
             holder.release(runtime)
+            if admission is not None:
+                admission.release()
 
     def run_done(task: asyncio.Future) -> None:
         if not task.cancelled():
@@ -94,11 +152,12 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest) ->
 
     run_task = asyncio.ensure_future(anyio.to_thread.run_sync(run))
     run_task.add_done_callback(run_done)
-    return _events(runtime, request, queue, run_task, web, time.perf_counter())
+    return _events(runtime, request, queue, run_task, web, time.perf_counter(), admission)
 
 
 async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[Event], run_task: asyncio.Future,
-                  web: TurnWebRefs, started: float) -> AsyncIterator[Event]:
+                  web: TurnWebRefs, started: float, admission: Admission | None = None) -> AsyncIterator[Event]:
+    watch = asyncio.ensure_future(cancel_on_disconnect(admission, run_task.done)) if admission is not None else None
     try:
         while (event := await queue.get())[0] != _RUN_DONE:
             yield event
@@ -107,10 +166,13 @@ async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[E
             if isinstance(exc, ValueError):
                 log.info("turn refused for user %s: %s (question %d chars)", request.user_id,
                          type(exc).__name__, len(request.question))
+            elif isinstance(exc, TurnStopped):
+                log.warning("turn stopped for user %s on bundle %s: %s before node %s (question %d chars)",
+                            request.user_id, runtime.version, type(exc).__name__, exc.node, len(request.question))
             else:
                 log.error("turn failed for user %s on bundle %s: %s", request.user_id, runtime.version,
                           type(exc).__name__, exc_info=exc)
-            yield "error", _error_payload(exc)
+            yield "error", _error_payload(exc, admission)
             return
         result: TurnResult = run_task.result()
         for event in _final_events(result):
@@ -131,3 +193,9 @@ async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[E
         }
     finally:
         web.cancel()
+        if watch is not None:
+            watch.cancel()
+        if admission is not None and not run_task.done():
+            # closed before the turn ended: the client went away (or stopped reading)
+            admission.cancel.set()
+            log.info("turn cancelled for user %s: the client went away", request.user_id)

@@ -11,13 +11,13 @@ pharmacist (or a log reader) sees differ from the text the agent reads.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
 from litestar import Request
 from litestar.exceptions import ValidationException
 
 from yaksa.agent.api import MAX_QUESTION_CHARS
+from yaksa.text.user_input import UserTextError, normalize_user_text
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_path_params",
            "check_profile_name", "check_user_id", "clean_text"]
@@ -26,34 +26,18 @@ MAX_QUERY_CHARS = 500
 MAX_K = 50
 USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 PROFILE_NAME = re.compile(r"[a-z0-9_]{1,64}")
-# C0 controls except tab/newline/CR, DEL, C1 controls; U+FFFD is what an undecodable byte becomes
-CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
-BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides and isolates
 PATH_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffd]")
 
 
-def _invisible(char: str) -> bool:
-    """Zero-width and other format characters (U+200B-U+200D, U+2060, U+FEFF, U+00AD, ...)."""
-    return unicodedata.category(char) == "Cf"
-
-
 def clean_text(name: str, value: str, max_chars: int) -> str:
-    """`value` stripped, or a 400 when it is empty, too long, or not clean text."""
-    text = value.strip()
-    if not text:
-        raise ValidationException(detail=f"{name} must not be empty or whitespace only")
+    """`value` as every later stage reads it (`yaksa.text.user_input`: NFC, format characters such as
+    tag characters removed, stripped), or a 400 when it is empty, invisible, too long or not clean text."""
+    try:
+        text = normalize_user_text(value, name)
+    except UserTextError as exc:
+        raise ValidationException(detail=str(exc)) from None
     if len(text) > max_chars:
         raise ValidationException(detail=f"{name} is {len(text)} characters long; the limit is {max_chars}")
-    if CONTROL_CHARS.search(text):
-        raise ValidationException(detail=f"{name} contains control characters or invalid UTF-8")
-    if BIDI_CONTROLS.search(text):
-        raise ValidationException(
-            detail=f"{name} contains bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069)"
-        )
-    if not "".join(c for c in text if not _invisible(c)).strip():
-        raise ValidationException(
-            detail=f"{name} contains only invisible characters (zero-width or format characters such as U+200B)"
-        )
     return text
 
 

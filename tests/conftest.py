@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -117,6 +118,13 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     return path
 
 
+# A developer's shortcut, never set in CI: `YAKSA_TEST_TINY_CACHE=/some/dir pytest ...` builds the tiny
+# project once into that folder and later sessions copy it (minutes saved per run on a busy 2-core
+# machine). Stale when the build code changes: delete the folder then.
+TINY_CACHE_ENV = "YAKSA_TEST_TINY_CACHE"
+TINY_CACHE_MARK = ".tiny-project-complete"
+
+
 @pytest.fixture(scope="session")
 def tiny_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fully built and published tiny project (read-only for tests: copy it to modify)."""
@@ -124,10 +132,22 @@ def tiny_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from yaksa.pipeline.stages import STAGES, run_stage
 
     root = tmp_path_factory.mktemp("tiny-project")
+    cache = os.environ.get(TINY_CACHE_ENV, "").strip()
+    if cache and (Path(cache) / TINY_CACHE_MARK).is_file():
+        shutil.rmtree(root)
+        shutil.copytree(cache, root, symlinks=True)
+        return root
     params = make_tiny_project(root)
     settings = load_settings(params)
     for stage in STAGES:
         run_stage(stage, settings, progress=False)
+    if cache:  # keep a copy for the next session (a developer's shortcut; CI never sets it)
+        tmp = Path(f"{cache}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(root, tmp, symlinks=True)
+        (tmp / TINY_CACHE_MARK).write_text("built by tests/conftest.py\n", "utf-8")
+        shutil.rmtree(cache, ignore_errors=True)
+        tmp.rename(cache)
     return root
 
 

@@ -54,10 +54,10 @@ class FakeRunner:
         self._lock = threading.Lock()
 
     def run(self, question: str, user_id: str, profile: str | None = None,
-            on_event: EventSink | None = None) -> TurnResult:
+            on_event: EventSink | None = None, remember: bool = True) -> TurnResult:
         emit = on_event or (lambda _name, _payload: None)
         with self._lock:
-            self.calls.append({"question": question, "user_id": user_id, "profile": profile})
+            self.calls.append({"question": question, "user_id": user_id, "profile": profile, "remember": remember})
         if profile is not None and profile not in self.profiles:
             raise ValueError(f"unknown profile {profile!r}")
         for name, payload in self.extra_events:
@@ -91,7 +91,8 @@ class FakeRunner:
         emit("citations", {"ignored": True})  # final-state events are derived by the server
         emit("done", {"ignored": True})
         with self._lock:
-            self.memory.setdefault(user_id, []).append(question)
+            if remember:
+                self.memory.setdefault(user_id, []).append(question)
         return self._result(answer, citations, blocked=False, nodes=NODES)
 
     def _result(self, answer: str, citations: list[Citation], blocked: bool, nodes: tuple[str, ...]) -> TurnResult:

@@ -4,7 +4,6 @@ to load keeps the old bundle serving and is retried with backoff, not at every p
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 from litestar.testing import TestClient
 
 from serving.follower import CurrentFollower
-from serving.headers import BUNDLE_HEADER, WORKER_HEADER
+from serving.headers import BUNDLE_HEADER, WORKER_HEADER, worker_id
 from serving.runtime import RuntimeHolder
 from tests.serving.conftest import OPS, copy_version, serving_client
 from tests.serving.fakes import fake_factory
@@ -27,7 +26,7 @@ SWAP_LIMIT_S = 10.0  # following, not its speed (one in-process server on a shar
 def _answered_by(client: TestClient) -> str:
     response = client.get("/v1/search", params={"q": "두통에 먹는 약"}, headers=OPS)
     assert response.status_code == 200, response.text
-    assert response.headers[WORKER_HEADER] == str(os.getpid())
+    assert response.headers[WORKER_HEADER] == worker_id()
     assert response.headers[BUNDLE_HEADER] == response.json()["version"]
     return response.headers[BUNDLE_HEADER]
 
@@ -54,7 +53,7 @@ def test_a_publish_and_a_rollback_reach_the_server_without_a_reload(tiny_copy: P
         publish(indexes, first)  # the rollback
         _seconds_until_served(client, first)
         follow = client.get("/v1/indexes", headers=OPS).json()
-        assert follow["worker"] == os.getpid() and follow["serving"] == first
+        assert follow["worker"] == worker_id() and follow["serving"] == first
         assert follow["follow"] == {"poll_seconds": 0.1, "failed_version": None, "failed_attempts": 0,
                                     "retry_in_seconds": None}
         assert client.app.state.follower.attempts == 3  # the initial load, the publish, the rollback

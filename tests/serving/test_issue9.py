@@ -105,6 +105,7 @@ def test_another_profile_needs_the_admin_key(client: TestClient, settings: Setti
     assert admin.status_code == 200, admin.text
     assert [c["profile"] for c in calls[before:]] == [settings.agent.profile, None, OTHER_PROFILE]
     assert calls[-1]["user_id"] == "bob"
+    assert calls[-1]["remember"] is False and calls[before]["remember"] is True  # issue 22: no profile for the admin
     # ... but only on /v1/chat: it is not a user key elsewhere
     assert client.get("/v1/profile/bob", headers=ADMIN).status_code == 401
     assert client.get("/v1/search", params={"q": IN_SCOPE}, headers=ADMIN).status_code == 401

@@ -35,7 +35,8 @@ def _ask(client: TestClient, i: int) -> tuple[str, str]:
 
 def test_requests_across_a_hot_swap_all_succeed_on_one_bundle_each(tiny_copy: Path) -> None:
     settings = load_settings(tiny_copy / "params.yaml")
-    with serving_client(settings, fake_factory(token_delay=0.002), follow_seconds=0) as client:
+    with serving_client(settings, fake_factory(token_delay=0.002), follow_seconds=0,
+                        max_inflight_per_key=0) as client:  # 8 at once from one key: the swap, not the limit
         old_version = client.get("/readyz").json()["version"]
         old: Runtime = client.app.state.holder.current
         new_version = run_stage("index", settings, progress=False)["version"]  # published, not yet served

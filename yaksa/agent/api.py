@@ -23,6 +23,29 @@ EVENT_NAMES: tuple[str, ...] = ("status", "token", "web_query", "answer", "citat
 MAX_QUESTION_CHARS = 2000   # one limit for the service, the CLI and the runner
 
 
+class TurnStopped(RuntimeError):
+    """The turn was stopped between two nodes of the graph before it finished: neither the input's
+    fault (no ValueError) nor a bug. `status_code` is what the service answers with."""
+
+    status_code = 503
+
+    def __init__(self, message: str, node: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node  # the node that was about to start
+
+
+class TurnCancelled(TurnStopped):
+    """The caller cancelled the turn (the service: its client went away)."""
+
+    status_code = 503
+
+
+class TurnDeadlineExceeded(TurnStopped):
+    """The turn ran past its deadline (`run(..., deadline_s=...)`)."""
+
+    status_code = 504
+
+
 @dataclass
 class TurnResult:
     answer: str
@@ -54,7 +77,11 @@ class TurnRunner(Protocol):
 
         `web_query` is emitted at most once, only for a question that passed the scope stage, with the
         asking part of the message alone and personal identifiers removed: the one text a web search
-        may be sent. ValueError for input the runner refuses (the service answers 400)."""
+        may be sent. ValueError for input the runner refuses (the service answers 400).
+
+        A runner may also take keyword-only `deadline_s` and `cancel` (AgentRunner does) and raise
+        TurnDeadlineExceeded / TurnCancelled; the service passes them when its `run` accepts them,
+        and otherwise stops the turn by raising from `on_event`."""
         ...
 
     def profile(self, user_id: str) -> dict[str, Any]:

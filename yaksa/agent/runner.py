@@ -8,6 +8,7 @@ context's logs into the result and the closing events (`answer`, `citations`, `d
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import asdict, replace
 from typing import Any
@@ -15,11 +16,14 @@ from typing import Any
 from yaksa.agent.api import MAX_QUESTION_CHARS, EventSink, TurnResult
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.graph import build_graph
+from yaksa.agent.replies import with_red_flag
 from yaksa.agent.turn import TurnContext
 from yaksa.config import AgentFlags
+from yaksa.embed.base import query_window_note
 from yaksa.llm.context import evidence_blocks, section_budgets
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.scope.search import search_in_scope
+from yaksa.text.user_input import normalize_user_text
 
 
 class AgentRunner:
@@ -41,23 +45,35 @@ class AgentRunner:
         return self.deps.bundle_version
 
     def run(self, question: str, user_id: str, profile: str | None = None,
-            on_event: EventSink | None = None) -> TurnResult:
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError("question must be a non-empty string")
+            on_event: EventSink | None = None, *, deadline_s: float | None = None,
+            cancel: threading.Event | None = None, remember: bool = True) -> TurnResult:
+        """One turn. `deadline_s` (seconds from now) and `cancel` (set it to stop the turn) are checked
+        before each node starts: TurnDeadlineExceeded / TurnCancelled (yaksa.agent.api) instead of a result.
+        `remember=False` runs the turn with memory and the cache off (the service's admin key)."""
+        question = normalize_user_text(question, "question")  # NFC etc.: before any rule reads it
         if len(question) > MAX_QUESTION_CHARS:
             raise ValueError(f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
         user_id = validate_user_id(user_id)
         name = profile or self.deps.params.profile
         flags = self._flags(name)
-        turn = TurnContext(on_event=on_event)
+        if not remember:  # the operator's (admin key's) turns: no profile read or written, no cache entry made
+            flags = replace(flags, memory_mode="none", cache=False)
+        turn = TurnContext(on_event=on_event, cancel=cancel,
+                           deadline=None if deadline_s is None else time.monotonic() + deadline_s)
+        window = query_window_note(self.deps.searcher.loaded.embedders.values(), question.strip())
+        if window is not None:  # the question's embedding reads only its head (yaksa.embed.base)
+            turn.notes["query_window"] = window
         start = time.perf_counter()
         state: dict[str, Any] = self.graph.invoke(
-            {"question": question.strip(), "user_id": user_id, "profile_name": name, "flags": flags},
+            {"question": question.strip(), "user_id": user_id, "profile_name": name, "flags": flags,
+             # read as the turn starts: an erasure after this makes the turn's writes no-ops
+             "erasure_epoch": self.deps.profiles.erasure_epoch(user_id)},
             config={"configurable": {"turn": turn}, "recursion_limit": 60},
         )
         total_ms = round((time.perf_counter() - start) * 1000, 3)
         result = TurnResult(
-            answer=state.get("answer", ""),
+            # a message that needs care now gets the urgent advice first (yaksa.scope.red_flags)
+            answer=with_red_flag(state.get("answer", ""), turn.notes.get("red_flag"), question),
             citations=list(state.get("citations") or []),
             blocked=bool(state.get("blocked")),
             bundle_version=self.bundle_version,
@@ -90,7 +106,12 @@ class AgentRunner:
 
     def search(self, query: str, k: int | None = None, collections: list[str] | None = None) -> dict[str, Any]:
         """Retrieval only (`/v1/search`): the scope stage first, then the agent's own searcher."""
-        return search_in_scope(self.deps.scope, self.deps.searcher, query, k, collections)
+        query = normalize_user_text(query, "query")
+        result = search_in_scope(self.deps.scope, self.deps.searcher, query, k, collections)
+        window = query_window_note(self.deps.searcher.loaded.embedders.values(), query.strip())
+        if window is not None:  # the query's embedding read only its head (yaksa.embed.base)
+            result["query_window"] = window
+        return result
 
     def _trace(self, state: dict, turn: TurnContext, profile: str, total_ms: float) -> dict[str, Any]:
         return {
@@ -116,7 +137,10 @@ class AgentRunner:
     def forget(self, user_id: str) -> bool:
         """Erase the user's profile, conversation history and the cache entries their questions made.
 
-        All three live in files every worker process reads, so the erasure reaches every worker."""
+        All three live in files every worker process reads, so the erasure reaches every worker. The
+        profile store's erasure (which bumps the user's erasure epoch) comes first: a turn still running
+        then writes nothing, and a cache entry it stored before the bump is erased by `forget_user`."""
         uid = validate_user_id(user_id)
+        forgotten = self.deps.profiles.forget(uid)
         erased_cache = self.deps.cache.forget_user(uid) if self.deps.cache is not None else 0
-        return self.deps.profiles.forget(uid) or erased_cache > 0
+        return forgotten or erased_cache > 0

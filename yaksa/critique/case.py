@@ -68,6 +68,8 @@ def parse_case(raw: str | dict[str, Any]) -> Case:
             data = json.loads(text)
         except ValueError as exc:
             raise CaseError(f"the case looks like JSON but is not valid JSON: {exc}") from None
+        except RecursionError:  # a case is flat: JSON nested thousands deep is an attack, not a case
+            raise CaseError("the case's JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise CaseError(f"a case is a JSON object or plain text, got {type(data).__name__}")
     unknown = sorted(set(data) - set(PARTS))

