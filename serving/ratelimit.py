@@ -76,9 +76,7 @@ class TokenBuckets:
         if self.rate == 0:
             return 0.0
         with self._lock:
-            db = self._db
-            if db is None:
-                raise RuntimeError("the rate limiter is closed")
+            db = self._open()
             db.execute("BEGIN IMMEDIATE")  # the write lock first: no other worker reads a stale count
             try:
                 now = self._clock()
@@ -106,14 +104,16 @@ class TokenBuckets:
         if self.rate == 0:
             return 0.0
         with self._lock:
-            db = self._db
-            if db is None:
-                raise RuntimeError("the rate limiter is closed")
-            row = db.execute("SELECT tokens, updated FROM buckets WHERE key = ?", (key,)).fetchone()
+            row = self._open().execute("SELECT tokens, updated FROM buckets WHERE key = ?", (key,)).fetchone()
         if row is None:
             return 0.0
         tokens = min(self.burst, row[0] + max(0.0, self._clock() - row[1]) * self.rate)
         return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RuntimeError("the rate limiter is closed")
+        return self._db
 
     def close(self) -> None:
         with self._lock:

@@ -95,7 +95,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 @contextmanager
-def live_server(app: Litestar) -> Iterator[str]:
+def live_server(app: Litestar, **uvicorn_config: Any) -> Iterator[str]:
     """`app` under a real uvicorn on 127.0.0.1 (a free port), ready; yields its base URL.
 
     Why not TestClient: its peer is "testclient" and its Host "testserver.local", so open mode
@@ -103,7 +103,7 @@ def live_server(app: Litestar) -> Iterator[str]:
     """
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **uvicorn_config))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -92,3 +92,24 @@ def test_bad_input(kiwi_plain: KiwiTokenizer, tmp_path: Path) -> None:
         KiwiTokenizer([])
     with pytest.raises(UserDictError, match="not found"):
         KiwiTokenizer(["NNG"], tmp_path / "missing.tsv")
+
+
+def test_a_repeated_query_is_analysed_once_and_returns_a_fresh_list() -> None:
+    """Issue 22: one turn reads its question several times; Kiwi analyses it once."""
+    from yaksa.text.kiwi import KiwiTokenizer
+
+    tok = KiwiTokenizer(["NNG", "NNP"], num_workers=1)
+    calls = []
+    real = tok._analyser()
+    original = real.tokenize
+
+    class Counting:
+        def tokenize(self, text):
+            calls.append(text)
+            return original(text)
+
+    tok._kiwi = Counting()
+    first = tok.tokenize("두통이 심할 때 먹는 약")
+    first.append("changed")
+    second = tok.tokenize("두통이 심할 때 먹는 약")
+    assert len(calls) == 1 and "changed" not in second and second == first[:-1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from yaksa.text.filters import (
     tokenizer_identity,
 )
 from yaksa.text.userdict import read_userdict, userdict_hash
+
+QUERY_MEMO_SIZE = 256  # recent query texts whose terms a tokenizer remembers
 
 
 class KiwiTokenizer:
@@ -65,6 +68,8 @@ class KiwiTokenizer:
             self._userdict_hash = userdict_hash(path)
         self._ready = False
         self._ready_lock = threading.Lock()
+        self._memo: OrderedDict[str, tuple[str, ...]] = OrderedDict()   # text -> terms (tokenize only)
+        self._memo_lock = threading.Lock()
 
     def _analyser(self) -> Any:
         """The Kiwi instance, built (under the lock, once) before its first concurrent use."""
@@ -79,11 +84,24 @@ class KiwiTokenizer:
         return tokenizer_identity(self.name, self._version, self._pos, self._userdict_hash)
 
     def tokenize(self, text: str) -> list[str]:
+        """The terms of one text (a query). The last `QUERY_MEMO_SIZE` results are remembered: one turn
+        reads the same question in the scope stage, the search and the lexical checks, and a 2,000-
+        character post costs Kiwi 45-60 ms each time, holding the GIL (every other turn waits)."""
         if not isinstance(text, str):
             raise TypeError(f"tokenize() expects str, got {type(text).__name__}")
         if not needs_analyser(text):
             return plain_terms(text, self._keep)
-        return self._terms(text, self._analyser().tokenize(text))
+        with self._memo_lock:
+            known = self._memo.get(text)
+            if known is not None:
+                self._memo.move_to_end(text)
+                return list(known)
+        terms = self._terms(text, self._analyser().tokenize(text))
+        with self._memo_lock:
+            self._memo[text] = tuple(terms)
+            if len(self._memo) > QUERY_MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return terms
 
     def tokenize_many(self, texts: Sequence[str], progress: bool = False) -> list[list[str]]:
         items = check_texts(texts)

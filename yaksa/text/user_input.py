@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["UserTextError", "normalize_user_text", "is_blank"]
+__all__ = ["UserTextError", "is_blank", "normalize_user_text"]
 
 
 class UserTextError(ValueError):
