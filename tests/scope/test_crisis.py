@@ -160,3 +160,9 @@ def test_a_lethal_amount_question_gets_109_1577_and_119_and_no_amount(text: str)
     assert reply.index("109") < reply.index("119")                         # the people to talk to first
     assert set(_NUMBER.findall(reply)) <= _HELP_NUMBERS
     assert "mg" not in reply and "알" not in reply.replace("알려", "")
+
+
+@pytest.mark.parametrize("text", ["타미플루 10알 다 먹어야 하나요?", "항생제 14알 다 먹어야 되나요"])
+def test_finishing_a_prescribed_course_is_a_dosing_question(text: str) -> None:
+    """Seen in real posts: whether to finish a course of 10 tablets is no lethal-amount question."""
+    assert crisis_kind(text) is None

@@ -332,8 +332,13 @@ def _asks_not_to_wake(msg: _Message) -> bool:
                                            or (_ALCOHOL.search(msg) and msg.medicine))
 
 
+# "타미플루 10알 다 먹어야 하나요": whether a prescribed course must be finished (a real patient's post)
+_FINISH_COURSE_ASK = re.compile(r"다\s?(먹어야|먹여야|복용해야)\s?(하|되|돼|할|합)")
+
+
 def _lethal_amount(msg: _Message) -> bool:
-    return (_LETHAL.search(msg) or _amount_taken_as(msg, "ask") or _asks_not_to_wake(msg)
+    asks_amount = _amount_taken_as(msg, "ask") and not _FINISH_COURSE_ASK.search(msg.text)
+    return (_LETHAL.search(msg) or asks_amount or _asks_not_to_wake(msg)
             or (_DEATH.search(msg) and (bool(msg.amounts) or _HOW_MANY.search(msg))))
 
 
