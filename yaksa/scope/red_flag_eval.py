@@ -84,6 +84,16 @@ class SplitReport:
     false_alarms: int = 0     # none rows that raised a flag
     failures: list[tuple[Labelled, str | None]] = field(default_factory=list)
 
+    def count(self, row: Labelled, got: str | None) -> None:
+        """Tally one row against what the rules (`got`) said."""
+        if row.flagged:
+            self.n_flag += 1
+            self.caught += got is not None
+            self.rule_right += _agrees(got, row.expected)
+        else:
+            self.n_none += 1
+            self.false_alarms += got is not None
+
     @property
     def recall(self) -> float:
         return self.caught / self.n_flag if self.n_flag else 0.0
@@ -224,13 +234,7 @@ def evaluate(rows: Sequence[Labelled], rule_of: Callable[[str], str | None] = tr
     for row in rows:
         report = reports[row.split]
         got = rule_of(row.text)
-        if row.flagged:
-            report.n_flag += 1
-            report.caught += got is not None
-            report.rule_right += _agrees(got, row.expected)
-        else:
-            report.n_none += 1
-            report.false_alarms += got is not None
+        report.count(row, got)
         if not (_agrees(got, row.expected) or (got is None and row.expected == NONE)):
             report.failures.append((row, got))
     return reports
@@ -242,15 +246,7 @@ def by_group(rows: Sequence[Labelled], key: Callable[[Labelled], str],
     groups: dict[str, SplitReport] = {}
     for row in rows:
         name = key(row)
-        report = groups.setdefault(name, SplitReport(name))
-        got = rule_of(row.text)
-        if row.flagged:
-            report.n_flag += 1
-            report.caught += got is not None
-            report.rule_right += _agrees(got, row.expected)
-        else:
-            report.n_none += 1
-            report.false_alarms += got is not None
+        groups.setdefault(name, SplitReport(name)).count(row, rule_of(row.text))
     return dict(sorted(groups.items()))
 
 
