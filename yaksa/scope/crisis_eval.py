@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from yaksa.scope.crisis import LETHAL_AMOUNT, OVERDOSE_TAKEN, SELF_HARM, crisis_kind
-from yaksa.split import is_held_out
+from yaksa.scope.phrasing_rows import SPLITS, check_split_and_id, tsv_rows
 
 PHRASINGS_FILE = "crisis_phrasings.tsv"
 NONE = "none"
 KINDS = (SELF_HARM, LETHAL_AMOUNT, OVERDOSE_TAKEN, NONE)
-SPLITS = ("tune", "held_out")
 HEADER = ("id", "split", "expected", "text")
 
 
@@ -76,22 +75,10 @@ def parse_phrasings(text: str, source: str = PHRASINGS_FILE) -> list[Phrasing]:
     """Rows of the TSV ('#' lines and the header skipped); ValueError naming the line on anything wrong."""
     rows: list[Phrasing] = []
     seen: set[str] = set()
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        if tuple(cols) == HEADER:
-            continue
-        if len(cols) != 4 or not all(c.strip() for c in cols):
-            raise ValueError(f"{source}:{n}: need 4 tab-separated non-empty columns {HEADER}")
-        pid, split, expected, phrase = (c.strip() for c in cols)
+    for n, (pid, split, expected, phrase) in tsv_rows(text, source, HEADER):
         if expected not in KINDS or split not in SPLITS:
             raise ValueError(f"{source}:{n}: expected must be one of {KINDS}, split one of {SPLITS}")
-        if split != ("held_out" if is_held_out(pid) else "tune"):
-            raise ValueError(f"{source}:{n}: split {split!r} disagrees with yaksa.split.is_held_out({pid!r})")
-        if pid in seen:
-            raise ValueError(f"{source}:{n}: duplicate id {pid!r}")
-        seen.add(pid)
+        check_split_and_id(pid, split, seen, source, n)
         rows.append(Phrasing(pid, split, expected, phrase))
     return rows
 

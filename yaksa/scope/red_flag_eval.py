@@ -32,12 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from yaksa.scope.crisis import crisis_kind
+from yaksa.scope.phrasing_rows import SPLITS, check_split_and_id, tsv_rows
 from yaksa.scope.red_flags import red_flag, rule_ids
 from yaksa.split import is_held_out
 
@@ -47,7 +48,6 @@ POSTS_RELATIVE = Path("real-questions") / "posts_ko.jsonl"
 NONE = "none"
 CRISIS = "crisis:"          # what the triage reports when the crisis stage (which runs first) takes the message
 SUICIDAL = "suicidal_thoughts"
-SPLITS = ("tune", "held_out")
 ORIGINS = ("random", "keyword", "flagged")
 BEFORE_RULES = ("random", "keyword")     # labelled before any rule was written: recall is read here
 PHRASING_HEADER = ("id", "split", "expected", "text")
@@ -109,18 +109,6 @@ class SplitReport:
                 f"false alarms {self.false_alarms}/{self.n_none} = {self.false_alarm_rate:.1%}")
 
 
-def _rows(text: str, source: str, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = [c.strip() for c in line.split("\t")]
-        if tuple(cols) == header:
-            continue
-        if len(cols) != len(header) or not all(cols):
-            raise ValueError(f"{source}:{n}: need {len(header)} tab-separated non-empty columns {header}")
-        yield n, cols
-
-
 def _check_label(label: str, source: str, n: int) -> None:
     if label != NONE and label not in rule_ids():
         raise ValueError(f"{source}:{n}: {label!r} is neither {NONE!r} nor a rule id of the table")
@@ -129,15 +117,11 @@ def _check_label(label: str, source: str, n: int) -> None:
 def parse_phrasings(text: str, source: str = PHRASINGS_FILE) -> list[Labelled]:
     rows: list[Labelled] = []
     seen: set[str] = set()
-    for n, (pid, split, expected, phrase) in _rows(text, source, PHRASING_HEADER):
+    for n, (pid, split, expected, phrase) in tsv_rows(text, source, PHRASING_HEADER):
         _check_label(expected, source, n)
         if split not in SPLITS:
             raise ValueError(f"{source}:{n}: split must be one of {SPLITS}")
-        if split != ("held_out" if is_held_out(pid) else "tune"):
-            raise ValueError(f"{source}:{n}: split {split!r} disagrees with yaksa.split.is_held_out({pid!r})")
-        if pid in seen:
-            raise ValueError(f"{source}:{n}: duplicate id {pid!r}")
-        seen.add(pid)
+        check_split_and_id(pid, split, seen, source, n)
         rows.append(Labelled(pid, split, expected, phrase))
     return rows
 
@@ -156,7 +140,7 @@ class PostLabel:
 def parse_post_labels(text: str, source: str = POST_LABELS_FILE) -> list[PostLabel]:
     labels: list[PostLabel] = []
     seen: set[str] = set()
-    for n, (post_id, label, note) in _rows(text, source, LABEL_HEADER):
+    for n, (post_id, label, note) in tsv_rows(text, source, LABEL_HEADER):
         _check_label(label, source, n)
         if post_id in seen:
             raise ValueError(f"{source}:{n}: duplicate post id {post_id!r}")
