@@ -30,6 +30,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+QUERY_CUT_MEMO = 128  # long query texts whose cut an embedder remembers (a turn reads it twice)
+
 # name -> "module:Class"; modules are imported only when that backend is asked for, so
 # `import yaksa.embed` never pulls in torch, FlagEmbedding or the openai SDK.
 REGISTRY: dict[str, str] = {
@@ -107,9 +109,20 @@ class EmbedderBase(ABC):
         window = self.query_window
         if window is None:
             return text, None
+        cuts: dict[str, tuple[str, int]] = self.__dict__.setdefault("_query_cuts", {})
+        if (known := cuts.get(text)) is not None:   # a turn asks for its note, then embeds the same text
+            return known
         total = self.query_tokens(text)
         if total <= window:
             return text, None
+        head = self._cut_to_window(text, window, total)
+        if len(cuts) >= QUERY_CUT_MEMO:
+            cuts.clear()
+        cuts[text] = (head, total)
+        return head, total
+
+    def _cut_to_window(self, text: str, window: int, total: int) -> str:
+        """The longest head of `text` whose tokens fit `window` (`total`: the whole text's tokens)."""
         lo, hi = 0, len(text)  # text[:lo] fits, text[:hi] does not
         guess = len(text) * window // total
         probes = [guess]  # the estimate, then ~5% towards the cut (brackets it), then bisection
@@ -119,7 +132,7 @@ class EmbedderBase(ABC):
             lo, hi = (mid, hi) if fits else (lo, mid)
             if mid == guess:
                 probes = [mid + guess // 20 + 1 if fits else mid - guess // 20 - 1]
-        return text[:lo].rstrip(), total
+        return text[:lo].rstrip()
 
     def identity(self) -> dict[str, object]:
         return {"id": self.id, "backend": self.backend, "model": self.model, "dim": self.dim}
