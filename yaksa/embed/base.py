@@ -39,6 +39,7 @@ REGISTRY: dict[str, str] = {
     "usem3": "yaksa.embed.usem3_backend:Usem3Embedder",
     "sentence_transformers": "yaksa.embed.sentence_transformers_backend:SentenceTransformersEmbedder",
     "openai": "yaksa.embed.openai_backend:OpenAIEmbedder",
+    "bge_m3": "yaksa.embed.bge_m3_backend:BgeM3Embedder",
 }
 
 

@@ -4,6 +4,11 @@ Flat (exact) is the default: at ~30k × 384 it answers in ~2 ms on two cores, so
 nothing yet. HNSW is there for when the corpus outgrows that. Indexes are read memory-mapped
 (`IO_FLAG_MMAP_IFC`) so several worker processes share one copy of the vectors.
 
+On a GPU host with a GPU build of FAISS (`faiss-gpu`: `faiss.get_num_gpus() > 0`), flat indexes are
+built and searched on the GPU (`gpu=None`, the default, decides; `gpu=False` keeps the CPU). The file
+written is always the CPU format (`index_gpu_to_cpu` first), so a bundle built on a GPU host is the
+same bundle a CPU host builds and serves. HNSW has no GPU version in FAISS and stays on the CPU.
+
 Usage:
     index = build_dense_index(vectors)             # (n, dim) float32
     rows, scores = search_dense(index, query_vec, k=10)
@@ -22,6 +27,42 @@ check_faiss_install()
 import faiss  # after the check: with both wheels installed this import is a coin toss
 
 KINDS: tuple[str, ...] = ("flat", "hnsw")
+_gpu_resources: list[object] = []  # one StandardGpuResources per process, made on first GPU use
+
+
+def faiss_gpus() -> int:
+    """GPUs this FAISS build can use: 0 with the CPU wheel (no GPU symbols) or no visible GPU."""
+    if not hasattr(faiss, "StandardGpuResources") or not hasattr(faiss, "get_num_gpus"):
+        return 0
+    try:
+        return int(faiss.get_num_gpus())
+    except RuntimeError:
+        return 0
+
+
+def use_faiss_gpu(kind: str, gpu: bool | None = None) -> bool:
+    """Whether a `kind` index goes on the GPU: only flat ones, and only when FAISS sees a GPU.
+    `gpu=None` decides by that; `gpu=True` insists (an error without one); `gpu=False` never."""
+    if gpu is False:
+        return False
+    available = kind == "flat" and faiss_gpus() > 0
+    if gpu and not available:
+        raise ValueError(f"FAISS on the GPU asked for a {kind!r} index, but "
+                         + ("only flat indexes run there" if kind != "flat" else "this FAISS build sees no GPU"))
+    return available
+
+
+def to_gpu(index: faiss.Index) -> faiss.Index:
+    """A GPU copy of a CPU index on GPU 0 (the process's shared GPU resources)."""
+    if not _gpu_resources:
+        _gpu_resources.append(faiss.StandardGpuResources())
+    return faiss.index_cpu_to_gpu(_gpu_resources[0], 0, index)
+
+
+def to_cpu(index: faiss.Index) -> faiss.Index:
+    """`index` itself when it is a CPU index, else its CPU copy (the format every bundle file has)."""
+    gpu_index = getattr(faiss, "GpuIndex", None)
+    return faiss.index_gpu_to_cpu(index) if gpu_index is not None and isinstance(index, gpu_index) else index
 
 
 def _as_unit_rows(vectors: np.ndarray, what: str) -> np.ndarray:
@@ -45,15 +86,18 @@ def _as_unit_rows(vectors: np.ndarray, what: str) -> np.ndarray:
 
 
 def build_dense_index(
-    vectors: np.ndarray, kind: str = "flat", hnsw_m: int = 32, ef_search: int = 64
+    vectors: np.ndarray, kind: str = "flat", hnsw_m: int = 32, ef_search: int = 64, gpu: bool | None = None
 ) -> faiss.Index:
-    """Index row i of `vectors` as FAISS id i; vectors are normalised so inner product is cosine."""
+    """Index row i of `vectors` as FAISS id i; vectors are normalised so inner product is cosine.
+    A flat index lands on the GPU when `use_faiss_gpu` says so (module doc)."""
     if kind not in KINDS:
         raise ValueError(f"unknown FAISS index kind {kind!r}; expected one of {KINDS}")
     arr = _as_unit_rows(vectors, "document vectors")
     dim = arr.shape[1]
     if kind == "flat":
         index: faiss.Index = faiss.IndexFlatIP(dim)
+        if use_faiss_gpu(kind, gpu):
+            index = to_gpu(index)
     else:
         if hnsw_m < 2 or ef_search < 1:
             raise ValueError(f"HNSW parameters out of range: M={hnsw_m} (>= 2), efSearch={ef_search} (>= 1)")
@@ -64,8 +108,10 @@ def build_dense_index(
 
 
 def save_dense_index(index: faiss.Index, path: Path) -> None:
-    """Write to a temp file in the same directory and rename, so `path` is never half-written."""
-    atomic_write(Path(path), lambda tmp: faiss.write_index(index, str(tmp)))
+    """Write to a temp file in the same directory and rename, so `path` is never half-written;
+    a GPU index is written in the CPU format."""
+    cpu_index = to_cpu(index)
+    atomic_write(Path(path), lambda tmp: faiss.write_index(cpu_index, str(tmp)))
 
 
 def load_dense_index(path: Path, mmap: bool = True) -> faiss.Index:
