@@ -48,3 +48,17 @@ def test_no_evidence_is_said_plainly() -> None:
 def test_bad_input(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         assemble_prompt(evidence=[], **kwargs)
+
+
+def test_a_long_posts_facts_go_into_the_prompt() -> None:
+    """The LLM path gets what the offline answer uses: who the post is about and what it asks."""
+    from yaksa.extraction.post_reader import read_post
+
+    post = read_post("32살 엄마인데 4살 아들이 어제 저녁부터 열이 39도까지 올라요. 해열제를 먹였는데 잘 안 "
+                     "떨어지네요. 체중은 16kg이에요. 부루펜 시럽 얼마나 먹여야 하나요?")
+    prompt = assemble_prompt(post.text, [], post=post)
+    user = prompt.messages[-1]["content"]
+    assert "## 글에서 읽은 내용" in user and "4세 남아" in user and "부루펜 시럽 얼마나 먹여야 하나요?" in user
+    assert "해열제" in user and prompt.tokens_by_section["facts"] > 0 and prompt.post is post
+    short = assemble_prompt("부루펜 먹어도 되나요?", [], post=read_post("부루펜 먹어도 되나요?"))
+    assert "글에서 읽은 내용" not in short.messages[-1]["content"] and "facts" not in short.tokens_by_section

@@ -106,3 +106,29 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
                            {"section_key": "usage"})]
     answer = extractive_answer("아기한테 이 약 먹여도 돼요?", only_adult)
     assert "[문서 1]" not in answer and answer.startswith(NO_EVIDENCE_KO)
+
+
+CHILD_ONLY_USAGE = Citation(1, "mfds:199300892:usage", "drugs", "세토펜정80밀리그램(아세트아미노펜)", "용법용량",
+                            "만 12세 이하의 소아는 1회 권장용량을 4~6시간마다 필요시 복용합니다. 성인은 의사 또는 "
+                            "약사와 상의합니다.", 0.9, {"section_key": "usage"})
+
+
+def test_an_adult_post_gets_no_childrens_dose_lines() -> None:
+    from yaksa.extraction.post_reader import read_post
+
+    adult = read_post("29살 여자입니다. 어제부터 열이 나고 몸살 기운이 있어요. 세토펜 먹어도 될까요? 몇 번 먹어요?")
+    child = read_post("6살 딸이 어제부터 열이 나요. 밥도 잘 안 먹어요. 세토펜 얼마나 먹여야 하나요?")
+    assert "만 12세 이하의 소아는" not in extractive_answer(adult.text, [CHILD_ONLY_USAGE], post=adult)
+    assert "만 12세 이하의 소아는" in extractive_answer(child.text, [CHILD_ONLY_USAGE], post=child)
+
+
+def test_questions_no_label_answers_are_named_first_and_pass_the_rules() -> None:
+    from yaksa.extraction.post_reader import read_post
+    from yaksa.retrieval.linking import Linking
+
+    post = read_post("몇 달째 기침이 나고 열이 나요. 세토펜을 먹었는데 그대로예요. 결핵 초기 증상인가요? "
+                     "세토펜 계속 먹어도 되나요?", lambda text: Linking(mentions=("세토펜을",) if "세토펜을" in text else ()))
+    answer = extractive_answer(post.text, [CHILD_ONLY_USAGE], post=post)
+    first = answer.split("\n\n")[0]
+    assert "결핵 초기 증상인가요?" in first and "허가 정보로는 답할 수 없습니다" in first and "세토펜을" in first
+    assert verify_rules(answer, [CHILD_ONLY_USAGE]).verdict == "PASS"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from yaksa.extraction.post_reader import PostReading
+from yaksa.llm.extractive import care_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
@@ -28,6 +30,12 @@ def statement_reply(summary: str) -> str:
     remembered = f" 지금까지 기억한 내용: {summary}" if summary else ""
     return (f"말씀하신 내용을 기억해 두고 다음 답변에 반영할게요.{remembered} "
             "궁금한 약이나 증상을 물어보세요.")
+
+
+def care_reply(post: PostReading) -> str:
+    """A long post whose every question needs a doctor and that names no medicine: said plainly, with
+    where to go (`yaksa.llm.extractive.care_note`); no drug label is quoted, since none answers it."""
+    return care_note(post)
 
 
 def refusal_reply(text: str) -> str:

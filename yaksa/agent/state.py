@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from yaksa.config import AgentFlags
+from yaksa.extraction.post_reader import PostReading
 from yaksa.extraction.slots import SlotItem
 from yaksa.llm.evidence import Citation
 from yaksa.retrieval.focus import Focus
@@ -33,6 +34,7 @@ class AgentState(TypedDict, total=False):
     profile_terms: list[str]
     history: list[dict[str, str]]
     search_query: str
+    post: PostReading | None       # a long post's questions and person (read once, in round one)
     router: dict[str, Any]
     # retrieval and answer
     focus: Focus | None            # what the user's question is about (named drug, symptom, intent)

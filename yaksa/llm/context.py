@@ -7,6 +7,11 @@ tokens): system 5%, profile 10%, evidence 50%, history 15%, question 5%, generat
 to its share (history keeps the most recent turns; each document gets an equal part of what is left).
 Token counts come from `yaksa.llm.tokens.estimate_tokens` and are returned for the trace.
 
+A long post (`post`, `yaksa.extraction.post_reader`) adds what was read from it — whom it is about,
+its question sentences, symptoms, medicines, what was tried, the questions no label answers — as a
+"facts" section before the evidence, inside the profile's share: the model then answers the asked
+questions for that person, as the offline answer does, even where the post itself is cut to fit.
+
     prompt = assemble_prompt("타이레놀 하루 몇 번?", evidence, profile_summary="75세, 당뇨병")
     client.stream("generator", prompt.messages, usage=ledger, on_token=print, max_tokens=prompt.max_tokens)
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.evidence import Citation
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
@@ -45,6 +51,7 @@ class AssembledPrompt:
     evidence: tuple[Citation, ...]
     profile_summary: str
     evidence_blocks: tuple[str, ...] = ()  # the documents exactly as the prompt carries them
+    post: PostReading | None = None        # a long post's reading: the offline answer uses it too
 
 
 def section_budgets(total_tokens: int) -> dict[str, int]:
@@ -97,8 +104,10 @@ def _history(history: Sequence[dict[str, str]], budget: int) -> list[dict[str, s
 
 def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary: str = "",
                     history: Sequence[dict[str, str]] = (),
-                    total_tokens: int = DEFAULT_TOTAL_TOKENS) -> AssembledPrompt:  # fmt: skip
-    """The generator's messages: system + profile, recent history, then evidence + question."""
+                    total_tokens: int = DEFAULT_TOTAL_TOKENS, post: PostReading | None = None,
+                    ) -> AssembledPrompt:  # fmt: skip
+    """The generator's messages: system + profile, recent history, then the facts of a long post,
+    evidence and question."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     budgets = section_budgets(total_tokens)
@@ -108,15 +117,19 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     question_text = truncate_to_tokens(question.strip(), budgets["question"])
     turns = _history(history, budgets["history"])
     system = f"{SYSTEM_PROMPT}\n\n## 사용자 정보 (user profile)\n{profile}"
-    user = f"## 근거 문서 (evidence)\n{evidence_text}\n\n## 질문 (question)\n{question_text}"
+    facts = truncate_to_tokens(post.facts(), budgets["profile"]) if post is not None and post.long else ""
+    facts_part = (f"## 글에서 읽은 내용 (facts read from the message: answer the questions asked, for this person; "
+                  f"say which ones the evidence cannot answer)\n{facts}\n\n" if facts else "")
+    user = f"{facts_part}## 근거 문서 (evidence)\n{evidence_text}\n\n## 질문 (question)\n{question_text}"
     used = {
         "system": estimate_tokens(SYSTEM_PROMPT),
         "profile": estimate_tokens(profile),
         "evidence": estimate_tokens(evidence_text),
         "history": sum(estimate_tokens(t["content"]) for t in turns),
         "question": estimate_tokens(question_text),
+        **({"facts": estimate_tokens(facts)} if facts else {}),
         "generation": budgets["generation"],
     }
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
     return AssembledPrompt(messages, budgets["generation"], used, question.strip(), tuple(evidence),
-                           profile_summary, tuple(blocks))  # fmt: skip
+                           profile_summary, tuple(blocks), post)  # fmt: skip

@@ -7,11 +7,18 @@ paragraph per document ending in its `[문서 N]`, at most MAX_DOCUMENTS paragra
 dosing before cautions and side-effect lists unless side effects were asked about, and the section the
 question asks for (its intent: 용법용량 for "얼마나 먹여요") before all of them. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
-For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
+For an adult (a stated adult age, or a long post about an adult) it is the other way round: the
+sentences that dose children only are left out. For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
 (the document stays cited). A cited product holding an ingredient of a medication in the profile
 gets a duplicate-ingredient caution first (`yaksa.llm.duplicates`). The answer always ends with the
 consult line.
+
+A long post (`post`, `yaksa.extraction.post_reader`) is answered for its questions and its person:
+sentences are scored against its question sentences and key facts (not the whole story), a child's or
+infant's post drops adult-only dose lines and an adult's keeps them (its "29살" is no child), a
+pregnant or nursing writer's cautions come first, and the questions no label can answer (the cause,
+a diagnosis, which department) are named first with a plain "see a doctor" (`care_note`).
 
     extractive_answer("타이레놀 하루 몇 번 먹어요?", evidence, profile_summary="75세, 당뇨병")
 """
@@ -21,11 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.duplicates import duplicate_cautions
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
-from yaksa.llm.safety import safety_line
+from yaksa.llm.safety import SAFETY_PHRASE, safety_line
 from yaksa.retrieval.focus import find_population
 from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
 
@@ -42,6 +50,8 @@ CHILD_WORDS = re.compile(r"소아|어린이|유아|영아|신생아|개월|\d+\s
                          r"|\bchild(ren)?\b|\binfants?\b", re.IGNORECASE)
 NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
 NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
+QUOTED_QUESTION_CHARS = 60   # a care question is quoted back this long at most
+MAX_QUOTED_QUESTIONS = 2
 
 
 def is_caution(citation: Citation) -> bool:
@@ -71,12 +81,30 @@ def for_children(texts: Sequence[str]) -> list[str]:
     return kept
 
 
+def for_adults(texts: Sequence[str]) -> list[str]:
+    """`texts` without the sentences that dose children only ("만 12세 이하의 소아는 1회 권장용량을 …",
+    and the ones after it that name no group): an adult must not read a child's dose as theirs."""
+    kept: list[str] = []
+    children = False
+    for sentence in texts:
+        if ADULT_WORDS.search(sentence):
+            children = False
+        elif CHILD_WORDS.search(sentence):
+            children = True
+        if not children:
+            kept.append(sentence)
+    return kept
+
+
 def _pick(citation: Citation, query: set[str], profile: list[str],
-          for_child: bool = False) -> tuple[list[str], list[str]]:
+          for_child: bool = False, for_adult: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
     candidates = sentences(citation.text)
     if for_child:
         candidates = for_children(candidates)
+    elif for_adult and citation.metadata.get("section_key") == "usage":
+        # only doses: a caution listing "만 2세 미만의 소아, 임부 또는 수유부" is for everyone
+        candidates = for_adults(candidates)
     caution = is_caution(citation)
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
@@ -99,27 +127,55 @@ def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean
     return f"{label}: {' '.join(picked)} [문서 {citation.n}]"
 
 
-def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "") -> str:
-    """An answer whose every sentence is copied from a cited document, ending with the consult line."""
+def _quoted(question: str) -> str:
+    text = question.strip()
+    return text if len(text) <= QUOTED_QUESTION_CHARS else text[:QUOTED_QUESTION_CHARS].rstrip() + "…"
+
+
+def care_note(post: PostReading) -> str:
+    """The questions of a long post that no drug label answers (its cause, a diagnosis, which department
+    or test), named and sent to a doctor; "" when it has none. It ends with the consult phrase, so the
+    rule verifier takes it as the consult paragraph it is, not as an uncited claim."""
+    asked = post.care_questions
+    if not asked:
+        return ""
+    quoted = " / ".join(f'"{_quoted(q)}"' for q in asked[:MAX_QUOTED_QUESTIONS])
+    tried = (f" 이미 {', '.join(post.tried[:3])}을(를) 써 보셨는데도 나아지지 않았다면 더욱 진료가 필요합니다."
+             if post.tried else "")
+    rest = " 아래는 글에 나온 약의 허가 정보입니다." if post.care_only and post.medicines else ""
+    return (f"글에서 물으신 {quoted}은(는) 증상의 원인이나 진단, 진료과·검사에 관한 질문이라 의약품 허가 정보로는 "
+            f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
+
+
+def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "",
+                      post: PostReading | None = None) -> str:
+    """An answer whose every sentence is copied from a cited document, ending with the consult line.
+    `post`: the turn's reading of a long message (module doc); None or a short one changes nothing."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     korean = is_korean(question)
     closing = safety_line(question)
+    long_post = post is not None and post.long
+    note = [care_note(post)] if long_post and post.care_questions else []
     if not evidence:
-        return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
-    query = grams(question)
-    profile = with_aliases(profile_terms(profile_summary))
+        return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+    asked = post.search_query() if long_post else question   # its questions and key facts, not the story
+    query = grams(asked)
+    person = post.profile_words() if long_post else ""
+    profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
     paragraphs: list[str] = []
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
-    side_effects_asked = asks_side_effects(question)
-    for_child = bool(CHILD_POPULATIONS & set(find_population(question)))
+    side_effects_asked = asks_side_effects(asked)
+    population = post.population if long_post else find_population(question)
+    for_child = bool(CHILD_POPULATIONS & set(population))
+    for_adult = not for_child and "adult" in population
 
-    asked = classify_intent(question).name  # "얼마나 먹여요": the dose comes first, before what it is for
+    intent = classify_intent(asked).name  # "얼마나 먹여요": the dose comes first, before what it is for
 
     def order(c: Citation) -> tuple[bool, int, int]:
         key = str(c.metadata.get("section_key", ""))
-        section = -1 if key == asked else SECTION_ORDER.get(key, 2)
+        section = -1 if key == intent else SECTION_ORDER.get(key, 2)
         return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
@@ -127,7 +183,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     for citation in ranked:
         if len(paragraphs) == MAX_DOCUMENTS:
             break
-        picked, matched = _pick(citation, query, profile, for_child)
+        picked, matched = _pick(citation, query, profile, for_child, for_adult)
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
@@ -135,6 +191,6 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         used.append(citation)
         paragraphs.append(_paragraph(citation, picked, matched, korean))
     if not paragraphs:  # every sentence was for adults, and the question is about a child
-        return f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}\n\n{closing}"
+        return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
-    return "\n\n".join([*duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
+    return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])

@@ -87,7 +87,7 @@ class Focus:
     linking: Linking = field(default_factory=Linking)
     symptoms: tuple[str, ...] = ()     # efficacy terms ("두통"), from symptom words and drug classes
     classes: tuple[str, ...] = ()      # drug-class words the question used ("해열제")
-    population: tuple[str, ...] = ()   # infant | child | pregnant | breastfeeding | elderly
+    population: tuple[str, ...] = ()   # infant | child | adult | pregnant | breastfeeding | elderly
     route: str | None = None           # oral | topical | rectal | eye, when the question says
     item_seqs: tuple[str, ...] = ()    # products the answer may come from (drug mode), or that matched (symptom)
     satisfied: bool | None = None      # filled by the searcher: the hits honour the constraint
@@ -140,14 +140,23 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     return tuple(t for _, t in sorted(found))
 
 
+ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
+ELDERLY_AGE = 65
+# an age said of the person ("29살", "만 6세"), not a bound of a label or a time ("15세 이상", "5살 때")
+_AGE = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:살|세)(?!\s*(?:이상|이하|미만|부터|때|까지))")
+
+
 def find_population(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
+    """Who the question is for. A stated age decides by its value: "29살" is an adult (it once read as a
+    child, and an adult was sent children's doses), "6살" a child, "70세" elderly."""
     rules = rules or load_focus_rules()
     compact = _compact(question)
     found = [name for name, words in rules.populations.items() if any(w in compact for w in words)]
     if re.search(r"\d+\s*(개월|달)", question):
         found.append("infant")
-    elif re.search(r"\d+\s*(살|세)", question):
-        found.append("child")
+    elif m := _AGE.search(question):
+        age = int(m.group(1))
+        found.append("child" if age < ADULT_AGE else "elderly" if age >= ELDERLY_AGE else "adult")
     return tuple(dict.fromkeys(found))
 
 

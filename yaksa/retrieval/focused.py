@@ -6,7 +6,8 @@ beats the one the question named. Here the focus decides *which products* may an
 sections* answer the intent; similarity only orders what is left.
 
   drug mode     candidates = the linked products (for a brand not in the data: products of its
-                ingredient, single-ingredient first); products are taken round-robin over the drugs the
+                ingredient, single-ingredient first; for an adult, a drug whose every product is for
+                children also gets its ingredient's adult products); products are taken round-robin over the drugs the
                 question named, ordered by the form and strength it asked for ("부루펜정": tablets
                 first), route and population fit, then by the dense similarity of their intent section; the intent's primary sections of every candidate come first, then
                 the secondary ones, then the first product's other sections.
@@ -35,6 +36,7 @@ POPULATION_FIT = 0.15       # 용법용량 doses the asked group (소아, 개월
 POPULATION_UNASKED = 0.15   # the product's name says it is for a group the question is not about (어린이…)
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
 MAX_SYMPTOM_PRODUCTS = 20
+MAX_ADULT_ALTERNATIVES = 8  # products of an ingredient looked at for an adult's children's-only drug
 
 
 def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
@@ -50,6 +52,31 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
     if any(w in p.name and not set(suits) & set(focus.population) for w, suits in rules.population_products.items()):
         score -= POPULATION_UNASKED
     return score
+
+
+def children_only(p: Product, rules: FocusRules) -> bool:
+    """The product is made for children: its name says so (어린이, 소아 …), or its 용법용량 doses
+    children and never adults (트라몰정160, 세토펜정80)."""
+    if any(w in p.name for w in rules.population_products):
+        return True
+    adult = rules.population_usage.get("adult", ())
+    child = rules.population_usage.get("child", ())
+    return bool(p.usage) and not any(w in p.usage for w in adult) and any(w in p.usage for w in child)
+
+
+def _for_adults(group: list[Product], catalog: DrugCatalog, rules: FocusRules) -> list[Product]:
+    """An adult's drug group whose every product is for children ("타스펜" linked only to
+    어린이용타스펜정160): the products of its ingredients that dose adults join it, single-ingredient
+    first, so an adult is not answered with a child's dose. Otherwise the group as it is."""
+    if not all(children_only(p, rules) for p in group):
+        return group
+    extra: list[Product] = []
+    for ingredient in dict.fromkeys(i for p in group for i in p.ingredients[:1]):
+        for seq in catalog.ingredient_products(ingredient)[:MAX_ADULT_ALTERNATIVES]:
+            q = catalog.products[seq]
+            if q not in group and q not in extra and not children_only(q, rules):
+                extra.append(q)
+    return group + extra
 
 
 def _similarity(vectors: np.ndarray, qvec: np.ndarray, rows: Sequence[int]) -> np.ndarray:
@@ -75,6 +102,8 @@ def rank_drug(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: np.
     rules = load_focus_rules()
     groups = [[catalog.products[s] for s in g if s in catalog.products] for g in focus.linking.groups]
     groups = [g for g in groups if g]
+    if "adult" in focus.population:
+        groups = [_for_adults(g, catalog, rules) for g in groups]
     if not groups:
         reason = "; ".join(focus.linking.notes) or (
             f"no product of the data matches {', '.join(focus.linking.mentions)}")

@@ -207,8 +207,11 @@ class Searcher:
         return docs
 
     def search(self, query: str, k: int | None = None, collections: list[str] | None = None,
-               task: str = "qa", recall_terms: Sequence[str] = (), avoid_terms: Sequence[str] = ()) -> SearchResult:
-        """Rank documents for `query`; ValueError on an empty query or an unknown collection."""
+               task: str = "qa", recall_terms: Sequence[str] = (), avoid_terms: Sequence[str] = (),
+               focus: Focus | None = None) -> SearchResult:
+        """Rank documents for `query`; ValueError on an empty query or an unknown collection. `focus`:
+        the caller's own analysis of the query (a long post's, with the population its reader found),
+        used instead of analysing `query` again."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query is empty")
         query = query.strip()
@@ -232,7 +235,8 @@ class Searcher:
             tokens = [t for t in analysed if t not in self._stopwords] or analysed
         merged: list[tuple[Key, float]] = []
         qvecs: dict[str, Any] = {}
-        focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
+        if focus is None or not self.use_focus:
+            focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
         for name in targets:
             if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:
                 ranked_focus, focus = self._focused(name, query, focus, k, timings, qvecs)

@@ -14,7 +14,8 @@ def generate_answer(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         iteration = state.get("iteration", 0)
         prompt = assemble_prompt(state["question"], state.get("citations") or [], state.get("profile_summary", ""),
-                                 state.get("history") or [], total_tokens=deps.params.context_tokens)
+                                 state.get("history") or [], total_tokens=deps.params.context_tokens,
+                                 post=state.get("post"))
         gen = generate(deps.llm, prompt, usage=turn.ledger,
                        on_token=lambda text: turn.emit("token", {"text": text, "iteration": iteration}))
         turn.notes.setdefault("generation", []).append(

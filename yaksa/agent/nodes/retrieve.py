@@ -2,14 +2,22 @@
 
 Scope was decided by the `scope` node before anything else ran: only in-scope questions (and the
 queries rewritten from them) get here.
+
+A long post (`state["post"]`, read by `assemble_context`) is searched for the person it is about: the
+focus of the query gets the post's population (an adult's post never reads as a child's, a child's
+gets children's doses first, a pregnant writer's gets the pregnancy cautions). A post whose every
+question needs a doctor ("무슨 병인가요", "어느 과에 가야 하나요") and that names no medicine is told so
+plainly without a search: no drug label answers it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.focus_notice import no_evidence
+from yaksa.agent.replies import care_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.evidence import Citation
 
@@ -17,9 +25,18 @@ from yaksa.llm.evidence import Citation
 def retrieve(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         router = state.get("router") or {}
+        post = state.get("post")
+        focus = None
+        if post is not None and post.long:
+            if post.care_only and not post.medicines and state.get("iteration", 0) == 0:
+                turn.notes["post_answer"] = "care_only"
+                return {"no_evidence": True, "answer": care_reply(post), "citations": [], "verified": False,
+                        "focus": None, "doc_ids_by_iteration": [[]]}
+            if deps.searcher.use_focus:
+                focus = replace(deps.searcher.focus_of(state["search_query"]), population=post.population)
         result = deps.searcher.search(state["search_query"], k=state.get("k") or deps.searcher.params.k,
                                       recall_terms=router.get("recall_terms", ()),
-                                      avoid_terms=router.get("avoid_terms", ()))
+                                      avoid_terms=router.get("avoid_terms", ()), focus=focus)
         turn.notes.setdefault("retrieval", []).append({
             "query": state["search_query"], "collections": result.collections, "timings_ms": result.timings_ms,
             "expansion": result.expansion.to_json() if result.expansion else None,

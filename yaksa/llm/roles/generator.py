@@ -40,6 +40,6 @@ def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageL
         except LLMError as exc:
             error = str(exc)
     usage.mark_fallback("generator", FALLBACK, error)
-    text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary)
+    text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary, post=prompt.post)
     _emit_words(text, on_token)
     return Generation(text, FALLBACK, error, dict(prompt.tokens_by_section))

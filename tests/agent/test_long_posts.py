@@ -1,0 +1,64 @@
+"""Long posts answered for the person who wrote them (issue 23.4), end to end on the tiny bundle.
+
+The posts are written for these tests in the style of real forum posts; none is copied from one.
+The tiny bundle's acetaminophen products (트라몰정160, 세토펜정, 세토펜정80) are all children's
+tablets, whose 용법용량 doses children only ("만 12세 이하의 소아는 …").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from yaksa.agent.runner import AgentRunner
+
+CHILD_DOSE_LINE = "만 12세 이하의 소아는"
+ADULT_POST = ("안녕하세요 29살 여자입니다. 어제 저녁부터 열이 38도까지 오르고 온몸이 쑤셔요. 기침은 없고 목도 안 "
+              "아파요. 집에 세토펜정이 있는데 먹어도 될까요? 하루에 몇 번까지 먹어도 되는지도 알려주세요.")
+CHILD_POST = ("32살 엄마인데 6살 딸이 어제 저녁부터 열이 38.5도까지 올라요. 밥도 잘 안 먹고 계속 누워만 있어요. "
+              "체중은 20kg이에요. 집에 세토펜정이 있는데 얼마나 먹여야 하나요?")
+PREGNANT_POST = ("임신 20주 임산부입니다. 며칠 전부터 열이 나고 머리가 아파서 잠을 잘 못 자요. 집에 세토펜정이 "
+                 "있는데 먹어도 괜찮을까요? 다른 약은 먹고 있는 게 없어요.")
+CARE_POST = ("몇 달 전부터 가슴 한쪽에서 진물이 조금씩 나와요. 아프지는 않은데 속옷에 묻어서 신경이 쓰여요. "
+             "왜 이런 걸까요? 무슨 과에 가야 하나요?")
+
+
+def _turn(make_runner: Callable[..., AgentRunner], text: str):
+    return make_runner().run(text, "writer", remember=False)
+
+
+def test_an_adult_post_gets_no_childrens_dose(make_runner: Callable[..., AgentRunner]) -> None:
+    result = _turn(make_runner, ADULT_POST)
+    post = result.trace["post"]
+    assert post["person"]["population"] == ["adult"] and post["person"]["age_years"] == 29.0
+    assert result.trace["focus"]["population"] == ["adult"]   # "29살" once read as a child
+    assert result.citations and CHILD_DOSE_LINE not in result.answer
+    assert "세토펜정이 있는데 먹어도 될까요?" in result.trace["search_query"]
+
+
+def test_a_childs_post_gets_the_childs_dose(make_runner: Callable[..., AgentRunner]) -> None:
+    result = _turn(make_runner, CHILD_POST)
+    person = result.trace["post"]["person"]
+    assert (person["who"], person["age_years"], person["population"]) == ("child", 6.0, ["child"])
+    assert result.trace["focus"]["population"] == ["child"]
+    assert CHILD_DOSE_LINE in result.answer
+
+
+def test_a_pregnant_writer_gets_the_pregnancy_caution_first(make_runner: Callable[..., AgentRunner]) -> None:
+    result = _turn(make_runner, PREGNANT_POST)
+    assert result.trace["post"]["person"]["pregnant"] is True
+    opening = result.answer.split("[문서", 1)[0]
+    assert "임부" in opening or "임신" in opening
+    assert result.citations[0].metadata.get("section_key") in ("precautions", "warning")
+
+
+def test_a_post_only_a_doctor_can_answer_is_told_so(make_runner: Callable[..., AgentRunner]) -> None:
+    result = _turn(make_runner, CARE_POST)
+    assert result.citations == [] and not result.blocked
+    assert "허가 정보로는 답할 수 없습니다" in result.answer and "진료" in result.answer
+    assert "전문가와 꼭 상담하세요" in result.answer
+    assert "retrieve" in result.trace["nodes"] and not result.trace.get("retrieval")   # no search was run
+
+
+def test_a_short_question_keeps_its_path(make_runner: Callable[..., AgentRunner]) -> None:
+    result = _turn(make_runner, "세토펜정 먹어도 되나요?")
+    assert "post" not in result.trace and result.trace["search_query"] == "세토펜정 먹어도 되나요?"

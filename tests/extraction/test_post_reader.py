@@ -1,0 +1,177 @@
+"""The post reader: questions, the person a long post is about, negation, symptoms and what was tried.
+
+Every post here was written for these tests in the style of real forum posts (long, chatty, several
+questions, missing punctuation); none is copied from a real post.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.extraction.post_reader import (
+    LONG_POST_CHARS,
+    PostReading,
+    is_long,
+    question_kind,
+    read_post,
+    split_sentences,
+)
+from yaksa.retrieval.linking import Linking
+
+ADULT_FEVER = ("안녕하세요 29살 여자입니다. 어제 저녁부터 열이 38도까지 오르고 온몸이 쑤셔요. 기침은 없고 목도 안 "
+               "아파요. 집에 타이레놀이 있는데 먹어도 될까요? 하루에 몇 번까지 먹어도 되는지도 알려주세요.")
+MOTHER_AND_SON = ("32살 엄마인데 4살 아들이 어제 저녁부터 열이 39도까지 올라요. 해열제를 먹였는데 잘 안 떨어지네요. "
+                  "체중은 16kg이에요. 부루펜 시럽 얼마나 먹여야 하나요?")
+PREGNANT = ("임신 20주 임산부입니다. 며칠 전부터 두통이 심해서 잠을 잘 못 자요. 타이레놀 먹어도 괜찮을까요? 다른 약은 "
+            "먹고 있는 게 없어요.")
+INFANT_MONTHS = ("저희 아이 13개월인데요 콧물이 계속 나고 밤에 자주 깨요. 열은 없어요. 소아과에 가야 할까요? 아니면 "
+                 "집에서 지켜봐도 될까요?")
+NEWBORN_DAYS = "생후 20일 된 아기인데 코가 막혀서 숨을 힘들어해요 어떻게 해야 하나요 병원에 가야 하나요"
+ELDERLY_PARENT = ("엄마가 70세이신데 허리가 아프다고 하세요. 파스를 붙였는데 별로 효과가 없대요. 먹는 진통제 중에 어떤 게 "
+                  "괜찮을까요? 혈압약을 드시고 계세요.")
+CARE_ONLY = ("몇 달 전부터 가슴 한쪽에서 진물이 조금씩 나와요. 연고를 발라봤는데 그대로예요. 왜 이런 걸까요? 무슨 과에 "
+             "가야 하나요?")
+NOT_PREGNANT = ("임신은 아니에요. 35살 남자이고 요즘 속이 쓰려서 잠을 못 자요. 야식을 자주 먹긴 해요. 겔포스 먹어도 "
+                "되나요? 얼마나 먹어야 하는지도 궁금합니다.")
+
+
+def _linker(words: dict[str, str]):
+    """A stand-in for DrugCatalog.link: the drug words it finds in a text."""
+    def link(text: str) -> Linking:
+        return Linking(mentions=tuple(w for w in words if w in text))
+    return link
+
+
+def test_a_short_question_is_not_read() -> None:
+    reading = read_post("타이레놀 먹어도 되나요?")
+    assert not reading.long and reading.population == () and reading.search_query() == "타이레놀 먹어도 되나요?"
+    assert reading.facts() == "" and not reading.care_only
+
+
+def test_long_is_by_length_or_sentences() -> None:
+    assert is_long("가" * (LONG_POST_CHARS + 1))
+    assert is_long("열이 나요. 기침도 해요. 약 먹어도 되나요?")
+    assert not is_long("열이 나요. 약 먹어도 되나요?")
+
+
+def test_sentences_split_at_spoken_endings_but_not_decimals_or_doubt_marks() -> None:
+    parts = split_sentences("열이 37.5도예요 해열제를 먹였는데요 관장약?을 넣었던 적이 있어요")
+    assert parts == ["열이 37.5도예요", "해열제를 먹였는데요", "관장약?을 넣었던 적이 있어요"]
+
+
+def test_adult_writer_with_a_stated_age() -> None:
+    reading = read_post(ADULT_FEVER, _linker({"타이레놀": ""}))
+    person = reading.person
+    assert (person.who, person.age_years, person.sex) == ("self", 29.0, "female")
+    assert reading.population == ("adult",)
+    assert [q.kind for q in reading.questions] == ["medicine", "medicine"]
+    assert "발열" in reading.symptoms and "기침" in reading.denied and "기침" not in reading.symptoms
+    query = reading.search_query()
+    assert query.startswith("집에 타이레놀이 있는데 먹어도 될까요?") and "29살" not in query
+
+
+def test_a_parents_age_does_not_become_the_childs() -> None:
+    reading = read_post(MOTHER_AND_SON, _linker({"부루펜": ""}))
+    person = reading.person
+    assert (person.who, person.age_years, person.sex, person.weight_kg) == ("child", 4.0, "male", 16.0)
+    assert reading.population == ("child",)
+    assert "해열제" in reading.tried
+    assert "어린이" in reading.search_query()
+    assert "4세 남아" in reading.facts() and "32" not in reading.facts()
+
+
+def test_pregnancy_and_its_week() -> None:
+    reading = read_post(PREGNANT, _linker({"타이레놀": ""}))
+    assert (reading.person.pregnant, reading.person.pregnancy_week) == (True, 20)
+    assert reading.population == ("adult", "pregnant")
+    assert "임신 중" in reading.search_query()
+    assert reading.profile_words() == "임신"
+
+
+def test_denied_pregnancy_is_no_pregnancy() -> None:
+    reading = read_post(NOT_PREGNANT, _linker({"겔포스": ""}))
+    assert reading.person.pregnant is False and "pregnant" not in reading.population
+    assert (reading.person.age_years, reading.person.sex) == (35.0, "male")
+    assert reading.population == ("adult",)
+
+
+def test_infant_age_in_months_and_several_questions() -> None:
+    reading = read_post(INFANT_MONTHS)
+    assert (reading.person.who, reading.person.age_months) == ("child", 13.0)
+    assert reading.population == ("child",)   # 13 months: past the infant doses of the labels
+    assert [q.kind for q in reading.questions] == ["care", "other"]
+    assert "발열" in reading.denied and "콧물" in reading.symptoms
+    assert not reading.care_only   # "지켜봐도 될까요" is not for a doctor only
+
+
+def test_newborn_age_in_days() -> None:
+    reading = read_post(NEWBORN_DAYS)
+    assert reading.person.who == "child" and reading.person.age_months == pytest.approx(20 / 30.4, abs=0.01)
+    assert reading.population == ("infant",)
+    assert "생후 20일" in reading.person.describe()
+
+
+def test_a_parent_of_the_writer() -> None:
+    reading = read_post(ELDERLY_PARENT)
+    person = reading.person
+    assert (person.who, person.age_years, person.sex, person.role_word) == ("parent", 70.0, "female", "엄마")
+    assert reading.population == ("elderly",)
+    assert reading.profile_words() == "고령자"
+
+
+def test_the_writer_who_is_a_parent_is_not_the_patient() -> None:
+    post = ("9개월 된 아기 엄마입니다. 모유 수유 중인데 감기에 걸려서 콧물이 나요. 수유 중에 먹을 수 있는 감기약이 "
+            "있을까요?")
+    reading = read_post(post)
+    assert reading.person.who == "self" and reading.person.breastfeeding is True
+    assert reading.person.age_years is None and reading.person.age_months is None   # 9개월 is the baby's
+    assert "breastfeeding" in reading.population and "infant" not in reading.population
+
+
+def test_questions_only_a_doctor_can_answer() -> None:
+    reading = read_post(CARE_ONLY)
+    assert reading.care_only and reading.care_questions == ("왜 이런 걸까요?", "무슨 과에 가야 하나요?")
+    assert "연고" in reading.tried
+    assert "허가 정보로 답할 수 없는 질문" in reading.facts()
+
+
+@pytest.mark.parametrize(("sentence", "kind"), [
+    ("타이레놀 먹어도 될까요?", "medicine"),
+    ("하루에 몇 번 먹어야 하나요?", "medicine"),
+    ("무슨 과에 가야 하나요?", "care"),
+    ("혹시 결핵 초기 증상인가요?", "care"),
+    ("약간 어지러운데 왜 그런 걸까요?", "care"),   # 약간 is not 약
+    ("어떻게 하면 좋을까요?", "other"),
+])
+def test_question_kinds(sentence: str, kind: str) -> None:
+    assert question_kind(sentence) == kind
+
+
+def test_a_drug_named_in_a_question_makes_it_a_medicine_question() -> None:
+    assert question_kind("이거 괜찮을까요 판콜", _linker({"판콜": ""})) == "medicine"
+
+
+def test_closing_lines_are_not_questions() -> None:
+    reading = read_post(ADULT_FEVER + " 답변 부탁드립니다. 감사합니다.")
+    assert len(reading.questions) == 2
+
+
+def test_the_query_fits_the_embedding_window() -> None:
+    post = "열이 나요. " * 30 + "타이레놀 먹어도 될까요? " * 30
+    reading = read_post(post, _linker({"타이레놀": ""}))
+    assert len(reading.search_query()) <= 320
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    with pytest.raises(TypeError):
+        read_post(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        read_post("   ")
+
+
+def test_reading_is_frozen() -> None:
+    reading = read_post(ADULT_FEVER)
+    assert isinstance(reading, PostReading)
+    with pytest.raises(AttributeError):
+        reading.long = False  # type: ignore[misc]
+    assert reading.to_json()["person"]["population"] == ["adult"]

@@ -1,0 +1,542 @@
+"""Read a long forum-style post: what it asks, and whom the answer is for.
+
+Why: patients write posts, not queries ("29살 여자인데요 … 타이레놀 먹어도 될까요?", "6살 딸이 … 해열제를
+먹였는데 … 병원 가야 하나요?"). Searching the whole post (the embedder reads only its head) and reading
+"29살" as a child's age sent adults children's doses and answered questions the post never asked. The
+reader splits the post into sentences, finds the question sentences, and the person the post is about:
+the writer, or the child/parent/spouse the writer speaks for ("32살 엄마인데 4살 아들이 …": the patient is
+4, not 32), with age (years, months or days for infants), sex, pregnancy and its week, breastfeeding,
+weight, the symptoms it has and the ones it denies ("열은 없어요"), the medicines it names and what was
+already tried ("해열제를 먹였는데"). The agent searches with the questions plus these facts, answers for
+that person (`population`), and says plainly which questions drug labels cannot answer (`care_only`:
+"무슨 병인가요", "어느 과에 가야 하나요").
+
+Only messages longer than a short question are read (`is_long`); a short question keeps its usual path
+and costs nothing here.
+
+    reading = read_post(post, catalog)          # catalog: the bundle's DrugCatalog, or None
+    reading.population, reading.questions, reading.search_query()
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from yaksa.extraction.regex_slots import regex_slots
+from yaksa.extraction.slots import SlotItem
+
+LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
+LONG_POST_SENTENCES = 2
+MAX_QUERY_CHARS = 300        # the query embedding reads ~400 characters; the questions fit well inside
+ADULT_AGE = 15               # MFDS labels dose "성인 (15세 이상)"
+ELDERLY_AGE = 65
+INFANT_MONTHS = 12
+DAYS_PER_MONTH = 30.4
+
+# --- sentences -----------------------------------------------------------------------------------
+# Punctuation ends a sentence (not a decimal point: "37.5도"); so does a spoken ending followed by a
+# space, since many posts have no punctuation at all ("열이 나요 해열제를 먹였는데요 …").
+_BOUNDARY = re.compile(
+    r"(?<=[?!…])(?!(?:을|를|이|가|은|는|도|로|으로|인지)\s)\s*|(?<=\.)(?!\d)\s*|\n+"
+    r"|(?<=[어아여해돼워에네세죠까나가데지래니써봐져쳐켜혀겨줘와러라예게대서구고]요)\s+"
+    r"|(?<=[니았었했였겠는된한인있없같]다)\s+"
+)
+_ONLY_MARKS = re.compile(r"^[\s.?!…~ㅠㅜㅋㅎ^;:,'\"*-]*$")
+
+# --- questions -----------------------------------------------------------------------------------
+_QUESTION = re.compile(
+    r"\?|나요|까요|가요|는지|은지|을지|인지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
+    r"|궁금|되나|되요\s*$|돼요\s*$|는가|인가|건가|나\s*$|까\s*$"
+    r"|알려\s*주|알려주|추천\s*(?:해|좀|부탁)|가르쳐|말씀\s*(?:해\s*)?주|조언\s*(?:좀\s*)?부탁|어떻게\s*(?:해야|하면|하나)|어떡"
+)
+# a polite closing is no question: "답변 부탁드립니다", "감사합니다"
+_CLOSING = re.compile(r"^(?:(?:자세한\s*|빠른\s*|좋은\s*)?답변\s*(?:좀\s*)?(?:부탁|주시면|해\s*주시면|바랍|기다)|감사|미리\s*감사)")
+# what a drug label can answer: taking, dosing, applying a medicine, its effects and cautions
+_MEDICINE = re.compile(
+    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼)|[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
+    r"|먹는|먹여야|먹어야|먹을|먹일|드려도|바르|발라|뿌리|뿌려|붙이|붙여|연고|크림|시럽|용량|용법|몇\s*(?:알|정|번|회|ml|미리)"
+    r"|부작용|처방|해열제|진통제|영양제|소화제|감기약|성분|투여|효과가\s*있|같이\s*(?:먹|복용)|함께\s*(?:먹|복용)"
+)
+# what needs a doctor, not a label: the cause, a diagnosis, which department, tests, is it serious
+_CARE = re.compile(
+    r"병원|무슨\s*과|어느\s*과|어떤\s*과|몇\s*과|진료|검사|원인|왜|무슨\s*병|어떤\s*병|병인가|병일까|질환|증상인가|증상일까"
+    r"|증상인지|암\s*(?:일|인|이\s*아)|괜찮은\s*(?:건|걸|거)|괜찮을까|정상인가|정상일까|수술|입원|응급실|심각|위험한"
+    r"|이상이\s*있|문제가\s*있|뭘까|무엇일까|뭔가요|뭔지|무엇인지|무엇인가|어떤\s*(?:증상|상태)|가봐야|가\s*봐야|가야\s*(?:할|하|되)"
+    r"|치료|낫나요|나을까|나아질|후유증|전염|옮|결핵|폐렴|디스크|[가-힣]염인가|[가-힣]염일까"
+)
+
+# --- who the post is about -----------------------------------------------------------------------
+# role words: a child, a parent, a spouse (the writer is "self")
+_ROLE_WORDS: dict[str, str] = {
+    "아이": "child", "애기": "child", "아기": "child", "아가": "child", "딸아이": "child", "아들": "child",
+    "딸": "child", "신생아": "child", "손자": "child", "손녀": "child", "조카": "child", "우리애": "child",
+    "저희애": "child", "큰애": "child", "작은애": "child", "둘째": "child", "첫째": "child",
+    "엄마": "parent", "어머니": "parent", "어머님": "parent", "아빠": "parent", "아버지": "parent",
+    "아버님": "parent", "부모님": "parent", "할머니": "parent", "할아버지": "parent", "시어머니": "parent",
+    "친정엄마": "parent", "남편": "spouse", "아내": "spouse", "와이프": "spouse", "신랑": "spouse",
+    "집사람": "spouse", "동생": "sibling", "언니": "sibling", "오빠": "sibling", "누나": "sibling", "형": "sibling",
+}
+_ROLE = "|".join(sorted(_ROLE_WORDS, key=len, reverse=True))
+_SUBJECT_PARTICLE = r"(?:가|이가|이는|이도|는|은|이|도|한테|에게|께서|를|을|의|\s*때문에|\s*문제로|\s*일로)"
+# "아이가 열이 나요", "딸이 5살", "엄마가 70세인데": the role is the sentence's subject
+_ROLE_SUBJECT = re.compile(rf"(?<![가-힣])(?:저희\s*|우리\s*|제\s*)?(?P<role>{_ROLE}){_SUBJECT_PARTICLE}"
+                           rf"|(?<![가-힣])(?:저희|우리|제)\s*(?P<role2>{_ROLE})(?![가-힣]*(?:입니다|인데|이고|예요|이에요))")
+# "아기 엄마입니다", "32살 엄마인데", "애아버지이고": the writer says who they are (not the patient)
+_PARENT_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "parent"), key=len, reverse=True))
+_WRITER_ROLE = re.compile(rf"(?P<role>{_PARENT_WORDS})(?:예요|이에요|입니다|인데|이고|이구요|인데요|이구)")
+_CHILD_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "child"), key=len, reverse=True))
+# "생후 20일 된 아기인데", "6살 딸아이예요": the child is who the sentence is about
+_CHILD_COPULA = re.compile(rf"(?P<role>{_CHILD_WORDS})(?:인데|이에요|예요|입니다|이고|인데요|에요)")
+_WRITER = re.compile(r"(?<![가-힣])(?:저는|저도|제가|전|저|본인은|본인이|나는|내가|제\s*나이)(?![가-힣])|저희는")
+# "중3 여자", "고3 수험생", "초등학생 2학년"
+_SCHOOL = re.compile(r"(?P<k>초|중|고)(?:등학생|학생)?\s*(?P<n>[1-6])(?!\d)(?:\s*학년)?")
+_DECADE_WORDS = {"십대": 10, "이십대": 20, "삼십대": 30, "사십대": 40, "오십대": 50, "육십대": 60, "칠십대": 70,
+                 "팔십대": 80}
+_DECADE = re.compile(r"(?<!\d)(?P<n>[1-9]0)\s*대|(?P<w>이십대|삼십대|사십대|오십대|육십대|칠십대|팔십대)")
+# an age, not a duration: "6살", "만 2세", "13개월 된", "생후 20일"; "3개월 전부터", "5살 때" are not
+_NOT_AN_AGE = r"(?!\s*(?:전|후|째|동안|간|정도|만에|이상|이하|미만|부터|쯤|마다|이\s*지|가\s*지|넘게|때|까지|분|치))"
+_AGE_YEARS = re.compile(rf"(?:만\s*)?(?<![\d.])(?P<n>\d{{1,3}})\s*(?:살|세){_NOT_AN_AGE}|나이\s*[.:은는]?\s*(?P<m>\d{{1,3}})(?!\d)")
+_AGE_MONTHS = re.compile(rf"(?:생후\s*)?(?<![\d.])(?P<n>\d{{1,2}})\s*(?:개월|달){_NOT_AN_AGE}(?=\s*(?:된|짜리|난|아기|아이|애기|남아|여아|딸|아들|이에요|예요|입니다|인데|이고|아가|\s|$|[,.]))")
+_AGE_DAYS = re.compile(r"생후\s*(?P<n>\d{1,3})\s*일|(?<![\d.])(?P<m>\d{1,3})\s*일\s*(?:된|째\s*(?:된|인)|짜리)\s*(?:아기|신생아|애기|아가)")
+_PREGNANCY_WEEK = re.compile(r"임신\s*(?P<n>\d{1,2})\s*주|(?<!\d)(?P<m>\d{1,2})\s*주\s*(?:차|째)?\s*(?:임산부|임부|임신)")
+_MALE = re.compile(r"(?:남성|남자|남학생|(?<![가-힣])남(?=[\s,./)]|$|입니다|이고|인데))(?!\s*친구)")
+_FEMALE = re.compile(r"(?:여성|여자|여학생|(?<![가-힣])여(?=[\s,./)]|$|입니다|이고|인데))(?!\s*친구)")
+_ROLE_SEX = {"아들": "male", "딸": "female", "딸아이": "female", "엄마": "female", "어머니": "female",
+             "어머님": "female", "할머니": "female", "아내": "female", "와이프": "female", "집사람": "female",
+             "시어머니": "female", "친정엄마": "female", "언니": "female", "누나": "female", "아빠": "male",
+             "아버지": "male", "아버님": "male", "할아버지": "male", "남편": "male", "신랑": "male", "오빠": "male",
+             "형": "male", "손자": "male", "손녀": "female"}
+_FEEDING = re.compile(r"먹여|먹이[면고는나]|먹일")
+_INFANT_WORDS = re.compile(r"아기|애기|아가|신생아|갓난|영아|분유|이유식|돌\s*(?:전|안)")
+_ELDERLY_ROLES = frozenset({"할머니", "할아버지"})
+
+# --- symptoms, medicines, what was tried ---------------------------------------------------------
+_CLAUSE = re.compile(r",|(?<=고)\s|(?<=는데)\s*|(?<=지만)\s*|(?<=은데)\s*")
+_NO_FEVER = re.compile(r"(?<![가-힣])열(?:은|이|도)?\s*(?:전혀|별로|딱히)?\s*(?:없|안\s*나)")
+_NEGATED = re.compile(r"없|아니|않|안\s*(?:나|났|아프|아파)|전혀")
+_TRIED = re.compile(r"먹였|먹었|먹어\s*봤|먹여\s*봤|복용했|복용\s*중|복용하고|먹고\s*있|발랐|발라\s*봤|뿌렸|붙였|써\s*봤|사용했"
+                    r"|사용하고|처방\s*받|처방받|맞았|넣었|해\s*봤|했는데|했지만|찜질|먹이고")
+_TRIED_THING = re.compile(r"(?P<w>[가-힣A-Za-z0-9]*(?:약|제|시럽|연고|크림|파스|찜질|주사|스프레이|액|정(?!도)|캡슐))"
+                          r"(?:을|를|도|이랑|랑|하고|만|은|는)?\s*(?=[가-힣\s]{0,6}"
+                          r"(?:먹였|먹었|먹어\s*봤|먹여|복용|발랐|발라|뿌렸|붙였|써\s*봤|사용|맞았|넣었|했))")
+
+Linker = Callable[[str], Any]   # DrugCatalog.link: text -> Linking (mentions, products ...)
+
+
+@dataclass(frozen=True)
+class Person:
+    """Whom the answer is for. `who`: self | child | parent | spouse | sibling; ages in years (months
+    and days kept for infants, whose doses go by month); None where the post does not say."""
+
+    who: str = "self"
+    age_years: float | None = None
+    age_months: float | None = None
+    sex: str | None = None
+    pregnant: bool | None = None
+    pregnancy_week: int | None = None
+    breastfeeding: bool | None = None
+    weight_kg: float | None = None
+    role_word: str = ""          # the word the post used ("딸", "엄마"), for the answer's wording
+    infant_words: bool = False   # 아기/분유 ... said of the patient, no age given
+
+    @property
+    def population(self) -> tuple[str, ...]:
+        """The focus populations (yaksa.retrieval.focus) this person belongs to, the age group first."""
+        groups: list[str] = []
+        months = self.age_months if self.age_months is not None else (
+            self.age_years * 12 if self.age_years is not None else None)
+        if months is not None and months < INFANT_MONTHS:
+            groups.append("infant")
+        elif self.age_years is not None and self.age_years < ADULT_AGE:
+            groups.append("child")
+        elif months is None and self.who == "child":
+            groups.append("infant" if self.infant_words else "child")
+        elif (self.age_years is not None and self.age_years >= ELDERLY_AGE) or self.role_word in _ELDERLY_ROLES:
+            groups.append("elderly")
+        else:
+            groups.append("adult")
+        if self.pregnant:
+            groups.append("pregnant")
+        if self.breastfeeding:
+            groups.append("breastfeeding")
+        return tuple(groups)
+
+    def describe(self) -> str:
+        """Korean words for the person ("6세 여아", "임신 12주 여성", "29세 여성"), for the answer and prompt."""
+        parts: list[str] = []
+        if self.age_months is not None and self.age_months < 24:
+            parts.append(f"생후 {self.age_months:g}개월" if self.age_months >= 1
+                         else f"생후 {round(self.age_months * DAYS_PER_MONTH):d}일")
+        elif self.age_years is not None:
+            parts.append(f"{self.age_years:g}세")
+        if self.pregnant:
+            parts.append(f"임신 {self.pregnancy_week}주" if self.pregnancy_week else "임신 중")
+        if self.breastfeeding:
+            parts.append("수유 중")
+        noun = {"male": "남성", "female": "여성"}.get(self.sex or "", "")
+        if self.who == "child":
+            noun = {"male": "남아", "female": "여아"}.get(self.sex or "", "아이")
+        elif self.who != "self":
+            noun = self.role_word or noun
+        if noun:
+            parts.append(noun)
+        if self.weight_kg is not None:
+            parts.append(f"체중 {self.weight_kg:g}kg")
+        return " ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"who": self.who, "age_years": self.age_years, "age_months": self.age_months, "sex": self.sex,
+                "pregnant": self.pregnant, "pregnancy_week": self.pregnancy_week,
+                "breastfeeding": self.breastfeeding, "weight_kg": self.weight_kg,
+                "population": list(self.population)}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One asked sentence and what can answer it: `medicine` (a drug label), `care` (a doctor: cause,
+    diagnosis, department, tests), `other` (neither cue: searched as today)."""
+
+    text: str
+    kind: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"text": self.text, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class PostReading:
+    """What a message asks and about whom. `long` is False for a short question: nothing else is read."""
+
+    text: str
+    long: bool
+    sentences: tuple[str, ...] = ()
+    questions: tuple[Question, ...] = ()
+    person: Person = field(default_factory=Person)
+    symptoms: tuple[str, ...] = ()        # efficacy terms the post says the person has
+    denied: tuple[str, ...] = ()          # symptoms it says they do not have ("열은 없어요")
+    medicines: tuple[str, ...] = ()       # drug words the post names (as written)
+    tried: tuple[str, ...] = ()           # medicines/remedies already taken or used
+    conditions: tuple[str, ...] = ()      # conditions and allergies, from the turn's slots
+    slots: tuple[SlotItem, ...] = ()      # the regex facts of the patient's sentences
+
+    @property
+    def population(self) -> tuple[str, ...]:
+        return self.person.population if self.long else ()
+
+    @property
+    def care_only(self) -> bool:
+        """Every question needs a doctor, none a drug label: the data cannot answer this post."""
+        return self.long and bool(self.questions) and all(q.kind == "care" for q in self.questions)
+
+    @property
+    def care_questions(self) -> tuple[str, ...]:
+        return tuple(q.text for q in self.questions if q.kind == "care")
+
+    def search_query(self) -> str:
+        """What to search for a long post: the medicine questions (else every question, else the last
+        sentence), the drugs it names, its symptoms and who it is for (pregnancy and age group words
+        that the label sections use), within MAX_QUERY_CHARS. The message itself when it is short."""
+        if not self.long:
+            return self.text
+        asked = [q.text for q in self.questions if q.kind == "medicine"] or \
+                [q.text for q in self.questions if q.kind == "other"] or \
+                [q.text for q in self.questions] or list(self.sentences[-1:])
+        extra = [m for m in self.medicines if not any(m in a for a in asked)]
+        extra += [s for s in self.symptoms if not any(s in a for a in asked)]
+        extra += [_POPULATION_WORDS[g] for g in self.population if g in _POPULATION_WORDS]
+        query = " ".join([*asked, *extra])
+        if len(query) > MAX_QUERY_CHARS:
+            tail = " ".join(extra)
+            query = f"{' '.join(asked)[: max(MAX_QUERY_CHARS - len(tail) - 1, 80)]} {tail}".strip()
+        return query.strip() or self.text
+
+    def facts(self) -> str:
+        """The facts as Korean lines for the generator's prompt (the LLM path) and the trace."""
+        if not self.long:
+            return ""
+        lines = [f"- 누구에 대한 질문: {_WHO_KO[self.person.who]}"
+                 + (f" ({self.person.describe()})" if self.person.describe() else "")]
+        if self.questions:
+            lines.append("- 물은 것: " + " / ".join(q.text for q in self.questions))
+        if self.symptoms:
+            lines.append("- 증상: " + ", ".join(self.symptoms))
+        if self.denied:
+            lines.append("- 없다고 한 증상: " + ", ".join(self.denied))
+        if self.conditions:
+            lines.append("- 질환/알레르기: " + ", ".join(self.conditions))
+        if self.medicines:
+            lines.append("- 글에 나온 약: " + ", ".join(self.medicines))
+        if self.tried:
+            lines.append("- 이미 먹거나 써 본 것: " + ", ".join(self.tried))
+        if self.care_questions:
+            lines.append("- 허가 정보로 답할 수 없는 질문(진료 필요): " + " / ".join(self.care_questions))
+        return "\n".join(lines)
+
+    def profile_words(self) -> str:
+        """The person as profile words the label cautions use (임신, 수유, 고령자 ...), for the answer."""
+        if not self.long:
+            return ""
+        words = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자"}
+        return ", ".join(words[g] for g in self.population if g in words)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"long": self.long, "sentences": len(self.sentences),
+                "questions": [q.to_json() for q in self.questions], "person": self.person.to_json(),
+                "symptoms": list(self.symptoms), "denied": list(self.denied), "medicines": list(self.medicines),
+                "tried": list(self.tried), "conditions": list(self.conditions), "care_only": self.care_only}
+
+
+_POPULATION_WORDS = {"pregnant": "임신 중", "breastfeeding": "수유 중", "infant": "영아", "child": "어린이",
+                     "elderly": "고령자"}
+_WHO_KO = {"self": "글쓴이 본인", "child": "글쓴이의 아이", "parent": "글쓴이의 부모", "spouse": "글쓴이의 배우자",
+           "sibling": "글쓴이의 형제자매"}
+
+
+def is_long(text: str) -> bool:
+    """Longer than a short question: more than LONG_POST_CHARS characters or LONG_POST_SENTENCES sentences."""
+    return len(text) > LONG_POST_CHARS or len(split_sentences(text)) > LONG_POST_SENTENCES
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a post, by punctuation and by spoken endings followed by a space."""
+    out: list[str] = []
+    for piece in _BOUNDARY.split(text):
+        piece = (piece or "").strip()
+        if not piece:
+            continue
+        if _ONLY_MARKS.match(piece) and out:
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
+
+
+def question_kind(sentence: str, linker: Linker | None = None) -> str:
+    """medicine | care | other (see `Question`); a drug the sentence names makes it a medicine question."""
+    if _MEDICINE.search(sentence) or (linker is not None and linker(sentence).mentions):
+        return "medicine"
+    return "care" if _CARE.search(sentence) else "other"
+
+
+def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Question, ...]:
+    found = []
+    for s in sentences:
+        if _QUESTION.search(s) and not _CLOSING.match(s.strip()):
+            found.append(Question(s, question_kind(s, linker)))
+    return tuple(found)
+
+
+def _owner(sentence: str, previous: tuple[str, str]) -> tuple[str, str]:
+    """(who, role word) the sentence is about: a role as its subject, else the writer when the writer
+    speaks of themselves, else the previous sentence's (Korean drops the subject)."""
+    writer_role = _WRITER_ROLE.search(sentence)
+    for m in _ROLE_SUBJECT.finditer(sentence):
+        word = m.group("role") or m.group("role2")
+        if writer_role and writer_role.start() <= m.start() < writer_role.end():
+            continue   # "아기 엄마입니다": the writer's own role
+        if word in _ROLE_WORDS and not (writer_role and word in writer_role.group(0)):
+            return _ROLE_WORDS[word], word
+    if (child := _CHILD_COPULA.search(sentence)) and not (writer_role and writer_role.start() <= child.start()
+                                                           < writer_role.end()):
+        return "child", child.group("role")
+    if writer_role or _WRITER.search(sentence):
+        return "self", ""
+    return previous
+
+
+def _bound_age(sentence: str, start: int, end: int) -> str | None:
+    """The role word an age phrase is bound to ("6살 딸", "딸이 5살", "9개월 된 아기"), or None."""
+    after = sentence[end:end + 12]
+    m = re.match(rf"\s*(?:된|짜리|난|인|먹은)?\s*(?P<r>{_ROLE})", after)
+    if m:
+        return m.group("r")
+    before = sentence[max(0, start - 12):start]
+    m = re.search(rf"(?P<r>{_ROLE}){_SUBJECT_PARTICLE}?\s*(?:올해\s*|이제\s*|지금\s*|나이\s*)?$", before)
+    return m.group("r") if m else None
+
+
+@dataclass
+class _Facts:
+    age_years: float | None = None
+    age_months: float | None = None
+    sex: str | None = None
+    pregnant: bool | None = None
+    week: int | None = None
+    nursing: bool | None = None
+    weight: float | None = None
+    role_word: str = ""
+    infant_words: bool = False
+    slots: list[SlotItem] = field(default_factory=list)
+
+
+def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
+    """(start, end, years, months) of each age phrase in the sentence."""
+    found = []
+    for m in _AGE_DAYS.finditer(sentence):
+        days = int(m.group("n") or m.group("m"))
+        found.append((m.start(), m.end(), None, round(days / DAYS_PER_MONTH, 2)))
+    for m in _AGE_MONTHS.finditer(sentence):
+        months = int(m.group("n"))
+        if 0 < months <= 36:
+            found.append((m.start(), m.end(), round(months / 12, 2), float(months)))
+    for m in _AGE_YEARS.finditer(sentence):
+        years = int(m.group("n") or m.group("m"))
+        if 0 < years <= 120:
+            found.append((m.start(), m.end(), float(years), None))
+    for m in _SCHOOL.finditer(sentence):
+        base = {"초": 6, "중": 13, "고": 16}[m.group("k")]
+        found.append((m.start(), m.end(), float(base + int(m.group("n")) - 1), None))
+    for m in _DECADE.finditer(sentence):
+        years = int(m.group("n")) if m.group("n") else _DECADE_WORDS[m.group("w")]
+        found.append((m.start(), m.end(), float(years + 5), None))
+    return sorted(found)
+
+
+def _read_facts(sentences: Sequence[str], owners: Sequence[tuple[str, str]]) -> dict[str, _Facts]:
+    """Facts per person (who), each sentence's facts going to its owner, bound ages to their role."""
+    facts: dict[str, _Facts] = {}
+
+    def of(who: str) -> _Facts:
+        return facts.setdefault(who, _Facts())
+
+    for sentence, (who, word) in zip(sentences, owners):
+        f = of(who)
+        if word and not f.role_word:
+            f.role_word = word
+        taken: list[tuple[int, int]] = []
+        for start, end, years, months in _ages(sentence):
+            if any(s <= start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+            bound = _bound_age(sentence, start, end)
+            target = of(_ROLE_WORDS[bound]) if bound else f
+            if bound and not target.role_word:
+                target.role_word = bound
+            if target.age_years is None and target.age_months is None:
+                target.age_years, target.age_months = years, months
+        for word_m in re.finditer(_ROLE, sentence):
+            role = _ROLE_WORDS[word_m.group(0)]
+            sex = _ROLE_SEX.get(word_m.group(0))
+            writer_role = _WRITER_ROLE.match(sentence, word_m.start())
+            target = of("self") if writer_role else of(role)
+            if sex and target.sex is None:
+                target.sex = sex
+        if _INFANT_WORDS.search(sentence) and who == "child":
+            f.infant_words = True
+        if f.sex is None:
+            if _FEMALE.search(sentence):
+                f.sex = "female"
+            elif _MALE.search(sentence):
+                f.sex = "male"
+        week = _PREGNANCY_WEEK.search(sentence)
+        for item in regex_slots(sentence):
+            if item.name in ("pregnancy", "breastfeeding"):
+                # pregnancy and nursing are the writer's (or the spouse's), never a child's
+                target = f if who in ("self", "spouse") else of("self")
+                if item.name == "pregnancy":
+                    target.pregnant = item.value == "yes" if target.pregnant is not False else False
+                    if item.value == "yes" and week:
+                        target.week = int(week.group("n") or week.group("m"))
+                else:
+                    target.nursing = item.value == "yes" if target.nursing is not False else False
+                f.slots.append(item)
+            elif item.name == "weight" and f.weight is None:
+                f.weight = float(item.value)  # type: ignore[arg-type]
+                f.slots.append(item)
+            elif item.slot_type in ("vitals", "labs", "conditions"):
+                f.slots.append(item)
+        if week and f.pregnant is None and who in ("self", "spouse"):
+            f.pregnant, f.week = True, int(week.group("n") or week.group("m"))
+    return facts
+
+
+def _patient(questions: Sequence[Question], sentences: Sequence[str], owners: Sequence[tuple[str, str]],
+             facts: dict[str, _Facts]) -> str:
+    """Whose post it is: the owner of the question sentences (a relative wins over the writer, who asks
+    for them), else the relative the post speaks about most, else the writer."""
+    owner_of = dict(zip(sentences, owners))
+    asked = [owner_of[q.text][0] for q in questions if q.text in owner_of]
+    relatives = [w for w in asked if w != "self"]
+    if relatives:
+        return max(set(relatives), key=relatives.count)
+    if asked and any(_FEEDING.search(q.text) for q in questions):
+        return "child"   # "먹여도 되나요", "먹여야 하나요": the writer gives it to someone, a child
+    if asked:
+        return "self"
+    others = [w for w, _ in owners if w != "self"]
+    return max(set(others), key=others.count) if others else "self"
+
+
+def _symptoms(sentences: Sequence[str], named: Callable[[str], tuple[str, ...]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(symptoms said, symptoms denied), clause by clause: "고열 복통 두통은 전혀 없고" denies three."""
+    said: list[str] = []
+    denied: list[str] = []
+    for sentence in sentences:
+        for clause in _CLAUSE.split(sentence):
+            if not clause or not clause.strip():
+                continue
+            terms = named(clause)
+            if _NO_FEVER.search(clause):   # "열은 없어요": no symptom pattern says 열 without 나다/있다
+                denied.append("발열")
+            if not terms:
+                continue
+            (denied if _NEGATED.search(clause) else said).extend(terms)
+    said = list(dict.fromkeys(said))
+    return tuple(said), tuple(t for t in dict.fromkeys(denied) if t not in said)
+
+
+def _tried(sentences: Sequence[str], mentions: Sequence[str]) -> tuple[str, ...]:
+    """Medicines and remedies the post says were already taken or used: a drug it names in a sentence
+    that says so, or a "…약/…제/…시럽" word before 먹였/먹었/발랐 …; a question is no report."""
+    found: list[str] = []
+    for s in sentences:
+        if not _TRIED.search(s) or (_QUESTION.search(s) and re.search(r"(?:먹어도|먹여도|발라도|써도)", s)):
+            continue
+        found.extend(m for m in mentions if m in s)
+        found.extend(m.group("w") for m in _TRIED_THING.finditer(s))
+    return tuple(dict.fromkeys(w for w in found if len(w) >= 2))
+
+
+def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem] = (),
+              named_symptoms: Callable[[str], tuple[str, ...]] | None = None) -> PostReading:
+    """The reading of one message (module doc). `linker` is the bundle's `DrugCatalog.link` (drug
+    mentions; None: none are found), `slots` the turn's extracted slots (their conditions are kept),
+    `named_symptoms` the focus rules' symptom finder (default: `yaksa.retrieval.focus.named_symptoms`)."""
+    if not isinstance(text, str):
+        raise TypeError(f"read_post() expects str, got {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        raise ValueError("read_post() needs a non-empty message")
+    if not is_long(text):
+        return PostReading(text, False)
+    if named_symptoms is None:
+        from yaksa.retrieval.focus import named_symptoms as focus_symptoms  # retrieval imports extraction
+        named_symptoms = focus_symptoms
+    sentences = split_sentences(text)
+    questions = _questions(sentences, linker)
+    owners: list[tuple[str, str]] = []
+    previous = ("self", "")
+    for s in sentences:
+        previous = _owner(s, previous)
+        owners.append(previous)
+    facts = _read_facts(sentences, owners)
+    who = _patient(questions, sentences, owners, facts)
+    f = facts.get(who, _Facts())
+    writer = facts.get("self", _Facts())
+    pregnant, week, nursing = f.pregnant, f.week, f.nursing
+    if who == "child":   # the writer's pregnancy or nursing is not the child's
+        pregnant, week, nursing = None, None, None
+    person = Person(who=who, age_years=f.age_years, age_months=f.age_months, sex=f.sex,
+                    pregnant=pregnant, pregnancy_week=week, breastfeeding=nursing, weight_kg=f.weight,
+                    role_word=f.role_word, infant_words=f.infant_words)
+    if who != "self" and writer.age_years is not None and person.age_years == writer.age_years \
+            and person.age_months is None:
+        person = Person(**{**person.__dict__, "age_years": None})  # never the writer's own age
+    mentions = tuple(dict.fromkeys(linker(text).mentions)) if linker is not None else ()
+    said, denied = _symptoms(sentences, named_symptoms)
+    conditions = tuple(dict.fromkeys(s.name for s in slots if s.slot_type == "conditions"))
+    return PostReading(text, True, tuple(sentences), questions, person, said, denied, mentions,
+                       _tried(sentences, mentions), conditions, tuple(f.slots))
