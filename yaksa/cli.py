@@ -399,6 +399,35 @@ def eval_scope(
     typer.echo(f"wrote {metrics}")
 
 
+@eval_app.command("posts")
+def eval_posts(
+    split: Annotated[str, typer.Option(help="tune | held_out | all")] = "all",
+    limit: Annotated[int, typer.Option(min=0, help="the first N labelled posts of the split (0 = all)")] = 0,
+    json_path: Annotated[Path | None, typer.Option("--json", help="also write the report to this file")] = None,
+    no_write: Annotated[bool, typer.Option("--no-write", help="print only: no metrics/posts.json")] = False,
+    params: ParamsOpt = Path("params.yaml"),
+) -> None:
+    """Hand-labelled real patients' posts through the agent: refusals, red flags first, product first, person."""
+    from yaksa.atomicio import write_json
+    from yaksa.evaluation.posts_eval import METRICS_FILE, SPLIT_CHOICES, describe, run_posts_eval
+
+    if split not in SPLIT_CHOICES:
+        typer.echo(f"error: unknown split {split!r}; choose from {', '.join(SPLIT_CHOICES)}", err=True)
+        raise typer.Exit(2)
+    s = _settings(params)
+    metrics = s.paths.root / METRICS_FILE
+    try:
+        report = run_posts_eval(s, split, limit, metrics_path=None if no_write else metrics, progress=typer.echo)
+        if json_path is not None:
+            write_json(json_path, report.to_json())
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
+        _fail(exc)
+    for line in describe(report):
+        typer.echo(line)
+    if not no_write:
+        typer.echo(f"wrote {metrics}")
+
+
 @regress_app.command("run")
 def regress_run(
     accept: Annotated[bool, typer.Option("--accept", help="make this run the baseline (also when it fails)")] = False,

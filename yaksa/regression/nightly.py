@@ -26,6 +26,7 @@ from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.corpus.ingest import read_documents
 from yaksa.index.manifest import git_revision
+from yaksa.pipeline.rawdata import default_shared_dir
 from yaksa.regression.gate import GateResult, MetricSpec, compare
 from yaksa.regression.metrics import INFORMATIONAL, LOWER_IS_BETTER, percentile
 from yaksa.regression.report import (
@@ -157,11 +158,14 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
     per_category = p.per_category if per_category is None else per_category
     root = settings.paths.root
     loaded = load_published(settings.paths.indexes)
-    suite = limit_suite(load_suite(read_documents(settings.paths.documents), settings.paths.raw), per_category)
+    suite = limit_suite(load_suite(read_documents(settings.paths.documents), settings.paths.raw,
+                                   shared_dir=default_shared_dir(root)), per_category)
     created = datetime.now(UTC)
     run_id = f"{created:%Y%m%dT%H%M%SZ}-{suite.suite_hash[:6]}"
     if progress:
         progress(f"run {run_id}: {len(suite.items)} items {suite.by_category()} on bundle {loaded.version}")
+        for note in suite.skipped:
+            progress(f"  skipped {note}")
     with tempfile.TemporaryDirectory(prefix="yaksa-regress-") as scratch:
         private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "profiles.sqlite"),
                                                   cache_path=str(Path(scratch) / "responses.npz")))

@@ -32,13 +32,17 @@ from yaksa.evaluation.natural_ko import (
     product_fields,
     resolve_gold,
 )
+from yaksa.regression.shared_items import shared_items
 from yaksa.retrieval.section_intent import KO_SECTIONS
 from yaksa.scope.exemplars import load_questions as load_scope_questions
 from yaksa.split import is_held_out
 
 SUITE_DIR = Path(__file__).parent
 SUITE_FILE = SUITE_DIR / "suite.yaml"
-CATEGORIES = ("natural_ko", "conversation", "safety", "medquad", "pubmedqa", "out_of_scope", "in_scope")
+CATEGORIES = ("natural_ko", "conversation", "safety", "medquad", "pubmedqa", "out_of_scope", "in_scope",
+              "real_post", "exam", "research")
+# read from ../shared at run time, never committed (yaksa.regression.shared_items)
+SHARED_CATEGORIES = ("real_post", "exam", "research")
 EXPECTS = ("answer", "refuse")
 CHECKS = ("not_cached", "forget_erases", "crisis_help")
 REFERENCE_CONTEXTS = 3  # gold passages given to NonLLMContextRecall per item
@@ -57,6 +61,7 @@ class SuiteItem:
     reference_contexts: tuple[str, ...] = ()  # gold passages (NonLLMContextRecall)
     checks: tuple[str, ...] = ()  # safety checks run after the turns
     lang: str = "ko"
+    red_flag: bool = False  # a real post that needs urgent advice first (real_post items)
 
     @property
     def question(self) -> str:
@@ -73,6 +78,7 @@ class SuiteItem:
             "intent": self.intent,
             "target_kind": self.target_kind,
             "checks": list(self.checks),
+            "red_flag": self.red_flag,
         }
 
 
@@ -169,8 +175,10 @@ def _english(
     ]
 
 
-def load_suite(documents: Sequence[Document], raw_dir: Path, suite_file: Path = SUITE_FILE) -> Suite:
-    """Every suite item with its gold resolved against `documents` (the bundle's input documents)."""
+def load_suite(documents: Sequence[Document], raw_dir: Path, suite_file: Path = SUITE_FILE,
+               shared_dir: Path | None = None) -> Suite:
+    """Every suite item with its gold resolved against `documents` (the bundle's input documents); the
+    real-post, exam and research items are read from `shared_dir` (../shared/data), skipped without it."""
     spec = yaml.safe_load(suite_file.read_text("utf-8")) or {}
     seed = int(spec.get("seed", 0))
     items: list[SuiteItem] = []
@@ -235,6 +243,11 @@ def load_suite(documents: Sequence[Document], raw_dir: Path, suite_file: Path = 
         SuiteItem(f"in_scope:{q.qid}", "in_scope", (q.text,), "answer", lang=q.lang)
         for q in sorted(rng.sample(pool, min(n_in, len(pool))), key=lambda q: q.qid)
     ]
+    taken = {i.item_id.rsplit(":", 1)[-1] for i in items if i.category == "pubmedqa"}
+    shared = shared_items(spec, seed, shared_dir, taken)
+    items += [SuiteItem(q.item_id, q.category, (q.text,), "answer", lang=q.lang, red_flag=q.red_flag)
+              for q in shared.items]
+    skipped += shared.skipped
     digest = hashlib.sha256(json.dumps([i.to_json() for i in items], ensure_ascii=False).encode()).hexdigest()
     return Suite(items, digest[:12], skipped)
 
