@@ -97,6 +97,18 @@ def _mm_records(dst: Path) -> None:
     dst.write_text("\n".join(lines) + "\n", "utf-8")
 
 
+def _stride_lines(src: Path, dst: Path, n: int) -> None:
+    """Every k-th line of `src` (n in all): the real-question files are grouped by source, so a stride
+    keeps every source while the tiny build stays tiny."""
+    lines = [line for line in src.read_text("utf-8").splitlines() if line.strip()]
+    step = max(1, len(lines) // n)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text("\n".join(lines[::step][:n]) + "\n", "utf-8")
+
+
+TINY_REAL_QUESTIONS = 48   # lines of each real-question file in the tiny project (the scope model's data)
+
+
 def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     """Write params.yaml and subset raw data under `root`; returns the params path."""
     raw = root / "data" / "raw"
@@ -109,7 +121,10 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     _head_csv(shared_or_skip("mtsamples-first400", "mtsamples_first400.csv"),
               raw / "mtsamples-first400" / "mtsamples_first400.csv", 10, header=False)
     _mm_records(raw / "mm-cases" / "mm_cases.jsonl")
+    for name in ("oos_ko.jsonl", "med_ko.jsonl", "posts_ko.jsonl"):
+        _stride_lines(shared_or_skip("real-questions", name), raw / "real-questions" / name, TINY_REAL_QUESTIONS)
     params = yaml.safe_load((REPO / "params.yaml").read_text("utf-8"))
+    params["scope"]["train_limit_per_source"] = 12   # the learned scope model on a few texts per source
     params["synthea"]["patients"] = 1
     params["index"]["keep_versions"] = 2
     params["regression"]["per_category"] = 2   # the DVC `regress` stage replays a slice, not the whole suite

@@ -139,7 +139,7 @@ def search(
         loaded = load_published(s.paths.indexes, version)
         searcher = Searcher(loaded, retrieval)
         scope = ScopeStage(loaded, s.retrieval, searcher.query_vector, scope_params=s.scope,
-                           catalog=searcher.catalog, cache_dir=s.paths.embedding_cache)
+                           catalog=searcher.catalog, cache_dir=s.paths.embedding_cache, learned_dir=s.paths.scope_model)
         for q in lines:
             result = search_in_scope(scope, searcher, q, k=k, collections=collection)
             if as_json:
@@ -373,14 +373,16 @@ def eval_critique_threshold(
 def eval_scope(
     limit: Annotated[int, typer.Option(min=0, help="questions per English dev set (0 = all)")] = 0,
     metrics: Annotated[Path, typer.Option(help="metrics file to write")] = Path("metrics/scope.json"),
+    per_source: Annotated[int, typer.Option(min=0, help="held-out texts per real-question source (0 = all)")] = 200,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
-    """The scope model (fitted on the tuning half) on the held-out half, per domain, and on the dev sets."""
+    """The scope model per source of other people's questions (leave-one-source-out and live), on our held-out
+    half per domain, and on the dev sets."""
     from yaksa.evaluation.scope_eval import run_scope_eval
 
     s = _settings(params)
     try:
-        report = run_scope_eval(s, limit, metrics_path=metrics, progress=typer.echo)
+        report = run_scope_eval(s, limit, metrics_path=metrics, progress=typer.echo, per_source=per_source)
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         _fail(exc)
     h = report.held_out
@@ -393,9 +395,16 @@ def eval_scope(
                    f"{r['rate']:.3f} (n={int(r['n'])})")
     for name, r in report.dev_false_block.items():
         typer.echo(f"  dev {name:24s} false-blocked {r['false_block_rate']:.3f} (n={int(r['n'])})")
+    if report.per_source:
+        typer.echo("\nper source (refused; live on the held-out half | leave-one-source-out | model card held-out):")
+    for name, r in report.per_source.items():
+        loso, fit = r.get("loso_refused"), r.get("fit_held_out_refused")
+        typer.echo(f"  {name:20s} {r['category']:12s} {'in scope ' if r['in_scope'] else 'non-medical'} "
+                   f"refused {r['refused']:.3f} (n={r['n']}) | "
+                   f"{'-' if loso is None else f'{loso:.3f}'} | {'-' if fit is None else f'{fit:.3f}'}")
     typer.echo(f"misclassified ({len(report.misses)}):")
     for m in report.misses:
-        typer.echo(f"  [{m.set}] expected {m.expected}, p={m.p_in_scope:.3f} {m.reason}: {m.text}")
+        typer.echo(f"  [{m.set}] expected {m.expected}, p={m.p_in_scope:.3f} {m.reason}: {m.text or m.qid}")
     typer.echo(f"wrote {metrics}")
 
 

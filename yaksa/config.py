@@ -51,6 +51,11 @@ class Paths:
         return self.processed / "embeddings"
 
     @property
+    def scope_model(self) -> Path:
+        """The learned scope model's weights and card (`yaksa build scope`)."""
+        return self.processed / "scope_model"
+
+    @property
     def build_report(self) -> Path:
         return self.processed / "build_report.json"
 
@@ -261,10 +266,18 @@ class ScopeParams:
     neighbours: int = 5              # k of the kNN similarity to in- and out-of-scope exemplars
     max_false_block: float = 0.01    # threshold choice on the tuning half: at most this share of in-scope blocked
     regularization: float = 1.0      # inverse L2 strength (C) of the logistic combiner
+    # the learned model (yaksa/scope/learned.py, fitted by `yaksa build scope`); the exemplar model above
+    # decides only where no learned model fits the bundle
+    # whose query embedders embed the windows: e5 (drugs) and USE (health) each see what the other misses
+    model_collections: tuple[str, ...] = ("drugs", "health")
+    model_regularization: float = 0.5  # C of the learned model's logistic regression
+    train_limit_per_source: int = 0    # 0 = every text; small numbers for quick dev builds
 
     def __post_init__(self) -> None:
-        if not self.embed_collection:
-            raise ValueError("scope.embed_collection must name a collection")
+        if not self.embed_collection or not self.model_collections or not all(self.model_collections):
+            raise ValueError("scope.embed_collection and scope.model_collections must name collections")
+        if self.train_limit_per_source < 0 or not self.model_regularization > 0:
+            raise ValueError("scope.train_limit_per_source must be >= 0 and scope.model_regularization > 0")
         if self.neighbours < 1:
             raise ValueError(f"scope.neighbours must be >= 1, got {self.neighbours!r}")
         if not 0.0 <= self.max_false_block < 1.0:
@@ -379,6 +392,8 @@ def _section(data: dict[str, Any], name: str, cls: type, path: Path) -> Any:
     try:
         if cls is TokenizerParams and "pos_filter" in raw:
             raw = {**raw, "pos_filter": tuple(raw["pos_filter"])}
+        if cls is ScopeParams and isinstance(raw.get("model_collections"), list):
+            raw = {**raw, "model_collections": tuple(raw["model_collections"])}
         return cls(**raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: section '{name}': {exc}") from exc

@@ -38,6 +38,12 @@ def test_eval_scope_command_writes_the_metrics(tiny_copy: Path, scope_cache: Pat
     assert result.exit_code == 0, result.output
     assert "held-out: block rate" in result.output and "misclassified" in result.output
     data = json.loads(metrics.read_text("utf-8"))
-    assert data["model"] == stage.model
+    assert data["model"].startswith("scope-learned-v1:")   # the tiny build fitted the learned model
+    assert data["tuning"] == {"method": "leave-one-source-out"}
+    # other people's questions, per source: live on the held-out half beside the card's LOSO rate
+    assert {"korquad", "hidoc"} <= set(data["per_source"])
+    assert {"n", "refused", "loso_refused"} <= set(data["per_source"]["korquad"])
+    assert "per source" in result.output
+    assert not [m for m in data["misses"] if m["set"].startswith("source:") and m["text"]]  # ids only
     assert {"block_rate", "false_block_rate", "decoy_block_rate"} <= set(data["held_out"])
     assert data["per_domain"]["out:finance"]["n"] > 0

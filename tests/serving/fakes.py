@@ -41,7 +41,8 @@ class FakeRunner:
                  extra_events: tuple[tuple[str, dict[str, Any]], ...] = ()) -> None:
         self.searcher = Searcher(loaded, settings.retrieval)
         self.scope = ScopeStage(loaded, settings.retrieval, self.searcher.query_vector, scope_params=settings.scope,
-                                cache_dir=settings.paths.embedding_cache)
+                                cache_dir=settings.paths.embedding_cache,
+                                learned_dir=settings.paths.scope_model)
         self.profiles = set(settings.agent.profiles)
         self.bundle_version: str | None = loaded.version
         self.memory = memory  # shared across reloads, like the persistent ProfileStore

@@ -44,7 +44,8 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
     deps = AgentDeps(
         params=params,
         scope=ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
-                         catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache),
+                         catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
+                         learned_dir=settings.paths.scope_model),
         searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),

@@ -11,6 +11,7 @@ the report is written to `metrics/scope.json` (committed, so `dvc metrics diff` 
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -25,6 +26,7 @@ from yaksa.retrieval.loader import LoadedBundle, load_published
 from yaksa.retrieval.searcher import Searcher
 from yaksa.scope.exemplars import ScopeQuestion, is_held_out, load_questions
 from yaksa.scope.stage import ScopeStage
+from yaksa.scope.training_data import SOURCES, LabelledText, load_training_texts
 
 METRICS_FILE = Path("metrics") / "scope.json"
 
@@ -49,6 +51,10 @@ class ScopeReport:
     held_out: dict[str, float]                # block_rate, false_block_rate, decoy_block_rate, n_*
     per_domain: dict[str, dict[str, float]]   # "out:<domain>" -> block rate, "in:<domain>" -> false-block rate; n
     dev_false_block: dict[str, dict[str, float]] = field(default_factory=dict)  # set -> false_block_rate, n
+    # source -> {n, refused, category, in_scope, loso_refused, fit_held_out_refused}: other people's
+    # questions (training_data.SOURCES), live through the stage on each source's held-out half, beside
+    # the learned model's leave-one-source-out and held-out rates from its card
+    per_source: dict[str, dict[str, Any]] = field(default_factory=dict)
     misses: list[Miss] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -99,12 +105,53 @@ def evaluate_stage(stage: ScopeStage, dev_sets: dict[str, Sequence[tuple[str, st
         dev[name] = {"false_block_rate": _rate(flags), "n": float(len(flags))}
         if progress:
             progress(f"dev set {name}: {dev[name]['false_block_rate']:.1%} of {len(flags)} blocked")
-    model = stage.scope_model
-    return ScopeReport(version=stage.loaded.version, model=stage.model, weights=model.weights(),
-                       threshold=round(model.threshold, 6),
-                       tuning={"block_rate": round(model.tuning.block_rate, 4),
-                               "false_block_rate": round(model.tuning.false_block_rate, 4)},
-                       held_out=held_out, per_domain=per_domain, dev_false_block=dev, misses=misses)
+    learned = stage.learned
+    if learned is not None:
+        weights, threshold = learned.card.combiner_weights, learned.threshold
+        tuning = {"method": "leave-one-source-out"}
+    else:
+        model = stage.scope_model
+        weights, threshold = model.weights(), round(model.threshold, 6)
+        tuning = {"block_rate": round(model.tuning.block_rate, 4),
+                  "false_block_rate": round(model.tuning.false_block_rate, 4)}
+    return ScopeReport(version=stage.loaded.version, model=stage.model, weights=weights, threshold=threshold,
+                       tuning=tuning, held_out=held_out, per_domain=per_domain, dev_false_block=dev, misses=misses)
+
+
+def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_source: int,
+                     progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict[str, Any]], list[Miss]]:
+    """Each source's held-out half (at most `per_source` texts, a seeded draw) through `stage.decide`.
+
+    Misses carry the id only: the real questions may not be redistributed, and the metrics file is
+    committed."""
+    by_source: dict[str, list[LabelledText]] = defaultdict(list)
+    for t in texts:
+        if t.held_out and not t.source.startswith("yaksa_"):  # our own sets are reported above
+            by_source[t.source].append(t)
+    card = stage.learned.card if stage.learned is not None else None
+    out: dict[str, dict[str, Any]] = {}
+    misses: list[Miss] = []
+    for source, items in sorted(by_source.items()):
+        if per_source and len(items) > per_source:
+            items = random.Random(source).sample(items, per_source)
+        refused = []
+        for t in items:
+            decision = stage.decide(t.text)
+            refused.append(not decision.in_scope)
+            if decision.in_scope != t.in_scope:
+                misses.append(Miss(f"source:{source}", t.qid, "", "in_scope" if t.in_scope else "out_of_scope",
+                                   float(decision.signals.get("p_in_scope", 0.0)), decision.reason))
+        row: dict[str, Any] = {"n": len(items), "refused": _rate(refused), "category": SOURCES[source],
+                               "in_scope": items[0].in_scope}
+        if card is not None:
+            for key, rates in (("loso_refused", card.leave_one_source_out), ("fit_held_out_refused", card.held_out)):
+                if source in rates:
+                    row[key] = rates[source].refused
+        out[source] = row
+        if progress:
+            progress(f"source {source}: refused {row['refused']:.1%} of {len(items)} "
+                     f"({'in scope' if row['in_scope'] else 'non-medical'})")
+    return out, misses
 
 
 def write_report(path: Path, report: ScopeReport) -> None:
@@ -114,11 +161,12 @@ def write_report(path: Path, report: ScopeReport) -> None:
 def _stage(loaded: LoadedBundle, settings: Settings) -> ScopeStage:
     searcher = Searcher(loaded, settings.retrieval)
     return ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
-                      catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache)
+                      catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
+                      learned_dir=settings.paths.scope_model)
 
 
 def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None = None,
-                   progress: Callable[[str], None] | None = None) -> ScopeReport:
+                   progress: Callable[[str], None] | None = None, per_source: int = 200) -> ScopeReport:
     """Build the stage on the published bundle as configured, evaluate it, write the metrics file."""
     sets, skipped = build_goldsets(settings, limit)
     for line in skipped:
@@ -131,6 +179,9 @@ def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None
         # the natural Korean questions (relevance work) are in scope too: brands, everyday symptom words
         dev["natural_ko"] = [(q.qid, q.question) for q in load_natural_questions()]
         report = evaluate_stage(stage, dev, progress=progress)
+        texts = load_training_texts(settings.paths.raw)
+        report.per_source, source_misses = evaluate_sources(stage, texts, per_source, progress)
+        report.misses.extend(source_misses)
     finally:
         loaded.close()
     if metrics_path is not None:

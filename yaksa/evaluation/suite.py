@@ -142,7 +142,8 @@ def run_retrieval_suite(
                                    params=asdict(params), metrics=table[mode][NATURAL])
             if mode == CONFIGURED and sets:
                 scope = ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
-                                   catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache)
+                                   catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
+                                   learned_dir=settings.paths.scope_model)
                 rates, per_set = guard_rates(scope, sets, out_of_scope_ko_en())
                 table[mode]["oos"] = {**rates, **{f"false_block.{n}": v for n, v in per_set.items()}}
                 if progress:

@@ -17,6 +17,8 @@ SHARED_FOLDERS = (
     "medquad",
     "pubmedqa",
     "mtsamples-first400",
+    "real-questions",     # the scope model's real questions (read at build time, never copied: licences)
+    "medmcqa-test",       # English exam questions, in scope (the scope model)
 )
 
 

