@@ -106,7 +106,7 @@ def _stride_lines(src: Path, dst: Path, n: int) -> None:
     dst.write_text("\n".join(lines[::step][:n]) + "\n", "utf-8")
 
 
-TINY_REAL_QUESTIONS = 48   # lines of each real-question file in the tiny project (the scope model's data)
+TINY_REAL_QUESTIONS = 240  # lines of each real-question file in the tiny project (the scope model's data)
 
 
 def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
@@ -124,7 +124,7 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     for name in ("oos_ko.jsonl", "med_ko.jsonl", "posts_ko.jsonl"):
         _stride_lines(shared_or_skip("real-questions", name), raw / "real-questions" / name, TINY_REAL_QUESTIONS)
     params = yaml.safe_load((REPO / "params.yaml").read_text("utf-8"))
-    params["scope"]["train_limit_per_source"] = 12   # the learned scope model on a few texts per source
+    params["scope"]["train_limit_per_source"] = 40   # the learned scope model on a few dozen texts per source
     params["synthea"]["patients"] = 1
     params["index"]["keep_versions"] = 2
     params["regression"]["per_category"] = 2   # the DVC `regress` stage replays a slice, not the whole suite

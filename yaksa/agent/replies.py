@@ -46,6 +46,17 @@ def refusal_reply(text: str) -> str:
             f"(uses, dosing, side effects, interactions). {SAFETY_LINE_EN}")
 
 
+def harmful_reply(text: str) -> str:
+    """A harmful request about medicines (`yaksa.scope.harmful`): refused, and said so plainly."""
+    if _HANGUL.search(text):
+        return ("죄송합니다. 처방 없이 규제 약물을 구하거나, 다른 사람에게 몰래 약을 먹이거나, 약물을 불법으로 "
+                "만들거나 처방전을 위조하는 방법은 안내해 드릴 수 없습니다. 약이 필요하시면 의사나 약사와 상담하세요. "
+                "누군가 이미 약을 먹고 위험하다면 지금 바로 119에 전화하세요.")
+    return ("Sorry, I can't help with obtaining controlled drugs without a prescription, giving someone a drug "
+            "without their knowledge, making illegal drugs or forging a prescription. Please talk to a doctor or "
+            "pharmacist about a medicine you need; if someone is already in danger, call 119 now.")
+
+
 _HELP_KO = ("자살예방상담전화 109(24시간), 정신건강위기상담전화 1577-0199, 생명의전화 1588-9191에서 "
             "지금 바로 이야기를 들어 드립니다.")
 _EMERGENCY_KO = "이미 약을 많이 드셨거나 위급하면 지금 바로 119에 전화하거나 가까운 응급실로 가세요."

@@ -46,6 +46,7 @@ from yaksa.scope.features import (
     leave_one_out_knn,
 )
 from yaksa.scope.featurize import ModelInputs
+from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request
 from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
 from yaksa.scope.windows import text_windows
@@ -176,6 +177,10 @@ class ScopeStage:
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question is empty")
         question = question.strip()
+        harm = harmful_request(question)   # in the topic, out of bounds: refused whatever the model says
+        if harm is not None:
+            return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}", {"harmful_request": harm.rule},
+                                 "rules:harmful")
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service}

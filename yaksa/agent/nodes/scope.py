@@ -19,11 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import crisis_reply, red_flag_reply, refusal_reply
+from yaksa.agent.replies import crisis_reply, harmful_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.retrieval.active import retrieval_plan
 from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request, is_harmful_refusal
 from yaksa.scope.red_flags import red_flag, red_flag_decision
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
@@ -37,6 +38,13 @@ def scope(deps: AgentDeps):
             turn.notes["scope"] = crisis.to_json()
             return {"scope": crisis, "blocked": True, "intent": "crisis", "citations": [], "verified": False,
                     "answer": crisis_reply(crisis.signals["crisis"], state["question"])}
+        harm = harmful_request(state["question"])  # under every profile too: in the topic, out of bounds
+        if harm is not None:
+            decision = ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}", {"harmful_request": harm.rule},
+                                     "rules:harmful")
+            turn.notes["scope"] = decision.to_json()
+            return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
+                    "answer": harmful_reply(state["question"])}
         flag = red_flag(state["question"])  # second, under every profile: care now comes before the answer
         if flag is not None:
             turn.notes["red_flag"] = flag.to_json()
@@ -54,6 +62,7 @@ def scope(deps: AgentDeps):
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
             return {"scope": decision, "blocked": False}
+        reply = harmful_reply if is_harmful_refusal(decision.reason) else refusal_reply
         return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
-                "answer": refusal_reply(state["question"])}
+                "answer": reply(state["question"])}
     return run
