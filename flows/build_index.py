@@ -1,4 +1,4 @@
-"""Build the index bundle: synthea → ingest → concepts → tokenize → embed → index (+ publish).
+"""Build the index bundle: synthea → ingest → concepts → tokenize → embed → index (+ publish) → scope model.
 
 Runs with no Prefect server (a temporary local one starts itself):
 
@@ -36,6 +36,7 @@ from tasks.build import (
     generate_synthea,
     index,
     ingest,
+    scope,
     tokenize_batch,
     tokenize_merge,
     tokenize_plan,
@@ -95,6 +96,8 @@ def build_index(
         report["index"] = index(settings, publish=publish)
         version = report["index"]["version"]
         print(f"published bundle {version}" if publish else f"built {version}")
+    if "scope" in todo and publish:   # fitted on the published bundle's embedders
+        report["scope"] = scope(settings)
     return report
 
 

@@ -92,3 +92,9 @@ def embed_merge(settings: Settings, plan: EmbedPlan, results: Iterable[VectorBat
 @task(name="index-and-publish", retries=1, retry_delay_seconds=5)
 def index(settings: Settings, publish: bool = True) -> dict[str, Any]:
     return _run("index", settings, publish=publish)
+
+
+@task(name="scope-model")
+def scope(settings: Settings) -> dict[str, Any]:
+    """The learned scope model on the published bundle's embedders (yaksa/scope/fit.py)."""
+    return _run("scope", settings)

@@ -123,6 +123,7 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     _mm_records(raw / "mm-cases" / "mm_cases.jsonl")
     for name in ("oos_ko.jsonl", "med_ko.jsonl", "posts_ko.jsonl"):
         _stride_lines(shared_or_skip("real-questions", name), raw / "real-questions" / name, TINY_REAL_QUESTIONS)
+    _stride_lines(shared_or_skip("medmcqa-test", "test.jsonl"), raw / "medmcqa-test" / "test.jsonl", 60)
     params = yaml.safe_load((REPO / "params.yaml").read_text("utf-8"))
     params["scope"]["train_limit_per_source"] = 40   # the learned scope model on a few dozen texts per source
     params["synthea"]["patients"] = 1

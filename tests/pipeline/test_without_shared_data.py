@@ -20,10 +20,11 @@ def test_build_with_no_shared_data_indexes_only_synthea_cases(tmp_path: Path, ca
     settings = load_settings(tmp_path / "params.yaml")
     assert settings.synthea.patients == 1
     linked, missing = link_shared_data(settings.paths.raw, tmp_path / "no-shared-here")
-    assert linked == [] and len(missing) == 5
+    assert linked == [] and len(missing) == 7
     summaries = {stage: run_stage(stage, settings, progress=False) for stage in STAGES}
     assert "medquad" in " ".join(summaries["ingest"]["skipped"])
     assert set(summaries["ingest"]["collections"]) == {"cases"}
+    assert "exemplar model decides" in summaries["scope"]["skipped"]   # no drugs/health embedder to learn on
     assert "not found" in capsys.readouterr().out
     loaded = load_published(settings.paths.indexes)
     try:

@@ -35,28 +35,37 @@ def fit_scope(settings: Settings, progress: Callable[[str], None] | None = None)
     started = time.perf_counter()
     params = settings.scope
     loaded = load_published(settings.paths.indexes)
-    inputs = ModelInputs.from_bundle(loaded, params.model_collections)
-    texts = load_training_texts(settings.paths.raw, params.train_limit_per_source, SEED)
-    sources = sorted({t.source for t in texts})
-    say(f"scope model: {len(texts)} texts from {len(sources)} sources ({', '.join(sources)})")
-    windows = [text_windows(t.text) for t in texts]
-    flat = [w for ws in windows for w in ws]
-    vectors = {c: embed_windows(e, flat, settings.paths.embedding_cache, say)
-               for c, e in zip(inputs.collections, inputs.embedders, strict=True)}
-    reader = LexicalReader.from_bundle(loaded)
-    features = [inputs.features(ws, lambda c, w: vectors[c][w], reader.read(t.text).row())
-                for t, ws in zip(texts, windows, strict=True)]
-    names = ["embed_logit", *inputs.corpus_names, *LEXICAL_FEATURES]
-    model = fit_learned_model(features, [t.in_scope for t in texts], [t.source for t in texts],
-                              [t.held_out for t in texts], embedders=[e.id for e in inputs.embedders],
-                              collections=list(inputs.collections), feature_names=names,
-                              regularization=params.model_regularization, progress=say)
-    if not (settings.paths.raw / "real-questions" / "oos_ko.jsonl").is_file():
-        model.card.notes.append("no real-questions folder: fitted on the committed questions and English sets only")
-    model.save(settings.paths.scope_model)
-    LearnedScopeModel.load(settings.paths.scope_model)  # published only when it reads back
-    summary = {"model": model.name, "texts": len(texts), "sources": len(sources),
-               "threshold": model.threshold, "seconds": round(time.perf_counter() - started, 1),
-               "windows": sum(len(ws) for ws in windows)}
+    try:
+        collections = [c for c in params.model_collections if c in loaded.embedders]
+        if not collections:  # e.g. a build without ../shared: only the generated cases are indexed
+            reason = (f"none of scope.model_collections {list(params.model_collections)} is in the bundle "
+                      f"({', '.join(sorted(loaded.embedders)) or 'no collection'}): the exemplar model decides")
+            say(f"scope model skipped: {reason}")
+            return {"skipped": reason}
+        inputs = ModelInputs.from_bundle(loaded, collections)
+        texts = load_training_texts(settings.paths.raw, params.train_limit_per_source, SEED)
+        sources = sorted({t.source for t in texts})
+        say(f"scope model: {len(texts)} texts from {len(sources)} sources ({', '.join(sources)})")
+        windows = [text_windows(t.text) for t in texts]
+        flat = [w for ws in windows for w in ws]
+        vectors = {c: embed_windows(e, flat, settings.paths.embedding_cache, say)
+                   for c, e in zip(inputs.collections, inputs.embedders, strict=True)}
+        reader = LexicalReader.from_bundle(loaded)
+        features = [inputs.features(ws, lambda c, w: vectors[c][w], reader.read(t.text).row())
+                    for t, ws in zip(texts, windows, strict=True)]
+        names = ["embed_logit", *inputs.corpus_names, *LEXICAL_FEATURES]
+        model = fit_learned_model(features, [t.in_scope for t in texts], [t.source for t in texts],
+                                  [t.held_out for t in texts], embedders=[e.id for e in inputs.embedders],
+                                  collections=list(inputs.collections), feature_names=names,
+                                  regularization=params.model_regularization, progress=say)
+        if not (settings.paths.raw / "real-questions" / "oos_ko.jsonl").is_file():
+            model.card.notes.append("no real-questions folder: fitted on the committed questions and English sets only")
+        model.save(settings.paths.scope_model)
+        LearnedScopeModel.load(settings.paths.scope_model)  # the build fails unless what it wrote reads back
+        summary = {"model": model.name, "texts": len(texts), "sources": len(sources),
+                   "threshold": model.threshold, "seconds": round(time.perf_counter() - started, 1),
+                   "windows": sum(len(ws) for ws in windows)}
+    finally:
+        loaded.close()
     say(f"scope model written to {settings.paths.scope_model}: {summary}")
     return summary
