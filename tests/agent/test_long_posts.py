@@ -62,3 +62,13 @@ def test_a_post_only_a_doctor_can_answer_is_told_so(make_runner: Callable[..., A
 def test_a_short_question_keeps_its_path(make_runner: Callable[..., AgentRunner]) -> None:
     result = _turn(make_runner, "세토펜정 먹어도 되나요?")
     assert "post" not in result.trace and result.trace["search_query"] == "세토펜정 먹어도 되나요?"
+
+
+def test_a_long_post_with_a_pointer_word_is_not_asked_which_drug(make_runner) -> None:
+    """"이번에도 역시 …" in a story is not a follow-up: no "which drug do you mean?" for a first message."""
+    post = ("안녕하세요. 며칠 전부터 오른쪽 가슴이 욱신거리고 조금 부은 느낌이에요. 만져 보면 열감도 있어요. "
+            "재작년에도 양쪽 가슴이 이렇게 아파서 병원에서 초음파와 조직검사를 했는데 이상은 없다고 했어요. "
+            "그때는 스트레스 때문이라고 했는데 이번에도 그 약을 먹으면 될지 걱정이에요.")
+    result = make_runner().run(post, "long-post-pointer")
+    assert result.trace.get("intent") != "clarify"
+    assert "앞선 대화에서 찾지 못했" not in result.answer

@@ -16,6 +16,7 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.followup import clarify_reply, referring_expression, resolve
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.post_reader import is_long
 
 
 def resolve_followup(deps: AgentDeps):
@@ -31,6 +32,10 @@ def resolve_followup(deps: AgentDeps):
             return {}
         if resolution.resolved:
             return {"question": resolution.question}
+        if is_long(question):
+            # a long post tells its own story ("이번에도 역시 …" is not a pointer to an earlier answer):
+            # it is read as a whole (assemble_context), never answered with "which drug do you mean?"
+            return {}
         focus = deps.searcher.focus_of(question)
         if not resolution.candidates and (focus.linking.named or focus.classes):
             # "이거 먹고 운전해도 됨? 감기약임": nothing earlier, but the message says what it is about
