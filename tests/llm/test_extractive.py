@@ -108,6 +108,21 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     assert "[문서 1]" not in answer and answer.startswith(NO_EVIDENCE_KO)
 
 
+def test_an_adult_only_product_is_not_quoted_for_an_infant() -> None:
+    """A feverish 50-day-old: 뇌선's indications ("발열 시의 해열") must not be offered; the children's product is."""
+    def cite(n: int, title: str, key: str, section: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:{key}", "drugs", title, section, text, 1.0 - n / 10, {"section_key": key})
+
+    evidence = [cite(1, "세토펜정80밀리그램", "efficacy", "효능효과", "이 약은 감기로 인한 발열 및 통증에 사용합니다."),
+                cite(2, "세토펜정80밀리그램", "usage", "용법용량", "만 12세 이하의 소아는 1회 권장용량을 복용합니다."),
+                cite(3, "뇌선", "efficacy", "효능효과", "이 약은 두통, 치통, 발열 시의 해열에 사용합니다."),
+                cite(4, "뇌선", "usage", "용법용량", "성인 1회 1포, 1일 3회까지 복용합니다.")]
+    infant = extractive_answer("생후 50일 아기가 열이 나요 해열제 먹여도 되나요?", evidence)
+    assert "세토펜정80밀리그램" in infant and "뇌선" not in infant
+    adult = extractive_answer("열이 나요 해열제 먹어도 되나요?", evidence)
+    assert "뇌선" in adult
+
+
 CHILD_ONLY_USAGE = Citation(1, "mfds:199300892:usage", "drugs", "세토펜정80밀리그램(아세트아미노펜)", "용법용량",
                             "만 12세 이하의 소아는 1회 권장용량을 4~6시간마다 필요시 복용합니다. 성인은 의사 또는 "
                             "약사와 상의합니다.", 0.9, {"section_key": "usage"})

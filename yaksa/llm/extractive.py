@@ -8,7 +8,8 @@ dosing before cautions and side-effect lists unless side effects were asked abou
 question asks for (its intent: 용법용량 for "얼마나 먹여요") before all of them. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
 For an adult (a stated adult age, or a long post about an adult) it is the other way round: the
-sentences that dose children only are left out. For a question about a child or an infant, sentences that dose adults only ("성인은 1회 200-600 mg", and
+sentences that dose children only are left out. For a question about a child or an infant, a product whose retrieved dosing section is for adults only is
+not quoted at all (`adult_only_products`), and sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
 (the document stays cited). A cited product holding an ingredient of a medication in the profile
 gets a duplicate-ingredient caution first (`yaksa.llm.duplicates`). The answer always ends with the
@@ -96,6 +97,19 @@ def for_adults(texts: Sequence[str]) -> list[str]:
     return kept
 
 
+def adult_only_products(evidence: Sequence[Citation]) -> frozenset[str]:
+    """Products whose retrieved dosing section doses adults and names no child group (뇌선, 게보린 …).
+
+    Why: for a child or an infant even the indications of such a product read as "this is for your
+    child"; a parent of a feverish 50-day-old must not be shown an adult analgesic's uses. Only what
+    was retrieved is judged: a product whose dosing section was not retrieved keeps its paragraphs."""
+    adult: set[str] = set()
+    for c in evidence:
+        if c.metadata.get("section_key") == "usage" and ADULT_WORDS.search(c.text) and not CHILD_WORDS.search(c.text):
+            adult.add(c.title)
+    return frozenset(adult)
+
+
 def _pick(citation: Citation, query: set[str], profile: list[str],
           for_child: bool = False, for_adult: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
@@ -179,10 +193,14 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
+    # for a child, an adult-only product is not quoted at all (it stays in the cited list)
+    skip = adult_only_products(evidence) if for_child else frozenset()
     used: list[Citation] = []
     for citation in ranked:
         if len(paragraphs) == MAX_DOCUMENTS:
             break
+        if citation.title in skip:
+            continue
         picked, matched = _pick(citation, query, profile, for_child, for_adult)
         picked = [s for s in picked if s not in seen]
         if not picked:
