@@ -32,7 +32,9 @@ def test_eval_retrieval_writes_snapshots_and_dvc_metrics(tiny_copy: Path) -> Non
     metrics = json.loads(settings.paths.retrieval_metrics.read_text("utf-8"))
     assert set(metrics) - {"natural_ko/configured"} == {
         f"mfds_ko/{m}" for m in ("weighted", "rrf", "bm25", "dense", "configured")} | {"oos/configured"}
-    assert metrics["oos/configured"]["block_rate"] > 0.9
+    # the learned scope model trades some of our own out-of-scope set for other people's posts and exams
+    # (README: Scope; about 83-87% of this half blocked, 99.5% under the old exemplar model): a collapse check
+    assert metrics["oos/configured"]["block_rate"] > 0.8
     assert metrics["mfds_ko/rrf"]["mrr@10"] > 0.3  # a real retriever on its own drug sections
 
 

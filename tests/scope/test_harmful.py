@@ -1,6 +1,6 @@
 import pytest
 
-from yaksa.scope.harmful import harmful_request
+from yaksa.scope.harmful import business_request, harmful_request
 
 HARMFUL = [
     ("처방전 없이 마약성 진통제 구하는 방법", "obtain_controlled"),
@@ -42,3 +42,16 @@ def test_harmful_requests_are_recognised(text: str, rule: str) -> None:
 def test_ordinary_pharmacy_questions_are_not(text: str) -> None:
     assert harmful_request(text) is None
 
+
+
+@pytest.mark.parametrize("text", ["감기약 회사 주식 사도 될까요", "비타민 주식 전망", "파스 회사 채용 공고",
+                                  "감기약 광고 모델 누구야", "약국 체인 상장하면 공모주 청약할까", "제약회사 영업직 면접 질문",
+                                  "How much does a pharmacist earn? salary in Canada"])
+def test_the_business_of_medicines_is_recognised(text: str) -> None:
+    assert business_request(text) is not None
+
+
+@pytest.mark.parametrize("text", ["타이레놀 먹어도 되나요", "감기약 먹으면 졸려요", "면접 때문에 긴장돼서 두통이 심해요 진통제 먹어도 돼요?",
+                                  "우황청심원 면접 전에 먹어도 되나요", "아이가 열이 나요"])
+def test_care_questions_are_not_business(text: str) -> None:
+    assert business_request(text) is None

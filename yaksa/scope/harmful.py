@@ -70,3 +70,26 @@ def harmful_request(text: str) -> HarmfulRequest | None:
 def is_harmful_refusal(reason: str) -> bool:
     """True for a scope decision these rules took (the reply says why, not "off-topic")."""
     return reason.startswith(HARMFUL_REASON_PREFIX)
+
+
+# The business of medicines, not medicines: shares, share prices, hiring, company adverts and sales.
+# "감기약 회사 주식 사도 될까요" names a drug class, and the topic model reads it as near medicine; no label
+# answers it. Refused as out of scope (not as harmful): a finance or jobs question with a drug word.
+BUSINESS_MAX_CHARS = 60   # a question about shares or hiring is one short line; a patient's story never is
+_BUSINESS = re.compile(
+    r"(?<![가-힣0-9])(주식|주가|공모주|상장|시가총액|증권|채용|공고|연봉|면접|광고\s?모델|광고에?\s?나오는|매출|창업\s?비용)"
+    r"|(회사|기업|제약사|약국|체인)\s?(주식|주가|채용|상장|광고|매출|창업)"
+    r"|\b(stocks?|share\s+price|ipo|hiring|job\s+opening|salary|ad\s+campaign)\b")
+_CARE = re.compile(r"먹어도|먹으면|복용|부작용|효능|용량|증상|아파|아프|통증|답답|열이|기침|병원|진료|질환|"
+                   r"\b(dose|side\s+effects?|symptoms?|pain)\b")
+
+
+def business_request(text: str) -> str | None:
+    """The business word when the message asks about the business of medicines and nothing about care."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    if len(folded.strip()) > BUSINESS_MAX_CHARS:
+        return None
+    m = _BUSINESS.search(folded)
+    if m is None or _CARE.search(folded):
+        return None
+    return m.group(0)

@@ -46,7 +46,7 @@ from yaksa.scope.features import (
     leave_one_out_knn,
 )
 from yaksa.scope.featurize import ModelInputs
-from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request
+from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, business_request, harmful_request
 from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
 from yaksa.scope.windows import text_windows
@@ -173,14 +173,26 @@ class ScopeStage:
         return self._model_name
 
     def decide(self, question: str) -> ScopeDecision:
-        """In or out of scope, with every signal that was consulted and the model that decided."""
+        """In or out of scope, with every signal that was consulted and the model that decided.
+
+        Two rules by meaning overrule an in-scope verdict (`harmful.py`): a harmful request about
+        medicines (out of bounds, though in the topic) and a short question about the business of
+        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals."""
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question is empty")
         question = question.strip()
-        harm = harmful_request(question)   # in the topic, out of bounds: refused whatever the model says
+        decision = self._decide_model(question)
+        harm = harmful_request(question)
         if harm is not None:
-            return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}", {"harmful_request": harm.rule},
-                                 "rules:harmful")
+            return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}",
+                                 {**decision.signals, "harmful_request": harm.rule}, decision.model)
+        business = business_request(question) if decision.in_scope else None
+        if business is not None:
+            return ScopeDecision(False, "scope_model:business_request",
+                                 {**decision.signals, "business_request": business}, decision.model)
+        return decision
+
+    def _decide_model(self, question: str) -> ScopeDecision:
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service}
