@@ -40,7 +40,6 @@ read those posts too; it only says the rules were not tuned on them.
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
@@ -53,6 +52,7 @@ from typing import Any
 from yaksa.agent.api import TurnResult
 from yaksa.atomicio import write_json
 from yaksa.config import Settings
+from yaksa.corpus.rawio import iter_jsonl
 from yaksa.evaluation.urgent import paragraphs, urgent_first
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION
@@ -241,16 +241,11 @@ def read_posts(path: Path, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
                                 "time (they have no content licence and are never committed)")
     wanted = set(ids)
     out: dict[str, tuple[str, str]] = {}
-    with path.open(encoding="utf-8") as f:
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise ValueError(f"{path.name}:{line_no}: not JSON") from None
-            if row.get("id") in wanted:
-                out[row["id"]] = (str(row.get("question") or row.get("title") or ""), str(row.get("topic", "")))
+    for line_no, row, error in iter_jsonl(path):
+        if row is None:
+            raise ValueError(f"{path.name}:{line_no}: {error}")
+        if row.get("id") in wanted:
+            out[row["id"]] = (str(row.get("question") or row.get("title") or ""), str(row.get("topic", "")))
     return out
 
 

@@ -66,35 +66,31 @@ def adult_only(sentence: str) -> bool:
     return bool(ADULT_WORDS.search(sentence)) and not CHILD_WORDS.search(sentence)
 
 
-def for_children(texts: Sequence[str]) -> list[str]:
-    """`texts` without the sentences about adults only. A sentence that names no group belongs to the
-    group of the sentence before it: "성인은 1회 200-600 mg씩 … 1일 최고 3,200 mg까지 투여할 수 있습니다."
-    is the adult maximum, though only its first sentence says so."""
+def _without_group(texts: Sequence[str], drop: re.Pattern[str], other: re.Pattern[str]) -> list[str]:
+    """`texts` without the sentences about the `drop` group only. A sentence that names no group belongs
+    to the group of the sentence before it: "성인은 1회 200-600 mg씩 … 1일 최고 3,200 mg까지 투여할 수
+    있습니다." is the adult maximum, though only its first sentence says so."""
     kept: list[str] = []
-    adults = False
+    dropping = False
     for sentence in texts:
-        if CHILD_WORDS.search(sentence):
-            adults = False
-        elif ADULT_WORDS.search(sentence):
-            adults = True
-        if not adults:
+        if other.search(sentence):
+            dropping = False
+        elif drop.search(sentence):
+            dropping = True
+        if not dropping:
             kept.append(sentence)
     return kept
+
+
+def for_children(texts: Sequence[str]) -> list[str]:
+    """`texts` without the sentences about adults only (and the unnamed ones after them)."""
+    return _without_group(texts, ADULT_WORDS, CHILD_WORDS)
 
 
 def for_adults(texts: Sequence[str]) -> list[str]:
     """`texts` without the sentences that dose children only ("만 12세 이하의 소아는 1회 권장용량을 …",
     and the ones after it that name no group): an adult must not read a child's dose as theirs."""
-    kept: list[str] = []
-    children = False
-    for sentence in texts:
-        if ADULT_WORDS.search(sentence):
-            children = False
-        elif CHILD_WORDS.search(sentence):
-            children = True
-        if not children:
-            kept.append(sentence)
-    return kept
+    return _without_group(texts, CHILD_WORDS, ADULT_WORDS)
 
 
 def adult_only_products(evidence: Sequence[Citation]) -> frozenset[str]:

@@ -28,12 +28,12 @@ row from them.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from yaksa.corpus.rawio import iter_jsonl
 from yaksa.scope.exemplars import load_questions
 from yaksa.split import is_held_out
 
@@ -76,17 +76,11 @@ class LabelledText:
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: malformed JSON: {exc}") from exc
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{n}: expected a JSON object")  # noqa: TRY004 - a data error, named by line
-            yield n, row
+    """(line number, object) per line of `path` (the project's one JSONL reader); ValueError naming the line."""
+    for n, row, error in iter_jsonl(path):
+        if row is None:
+            raise ValueError(f"{path}:{n}: {error}")
+        yield n, row
 
 
 def _field(path: Path, n: int, row: dict, name: str) -> str:
