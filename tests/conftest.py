@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.postgres_server import postgres_server, postgres_url  # noqa: F401 - fixtures (-k postgres)
 from yaksa.runtime import configure_offline_env
 
 configure_offline_env()

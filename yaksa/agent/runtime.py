@@ -3,8 +3,9 @@
 What it wires (each part documented in its own module): the hybrid searcher with the configured
 retrieval settings; the slot extractor over the concept pack the build wrote
 (`data/processed/concepts/pack`, regex only when it is missing); the persistent ProfileStore; the
-semantic response cache, embedded with the `drugs` collection's query model (through the searcher's
-query-vector cache, so a turn embeds its question once) and emptied when the
+semantic response cache (both in PostgreSQL when `YAKSA_DATABASE_URL` is set: `yaksa.store`),
+embedded with the `drugs` collection's query model (through the searcher's query-vector cache, so
+a turn embeds its question once) and emptied when the
 bundle version differs from the one it was filled under; and the LLM client from `YAKSA_LLM_*`
 (None offline: every role then uses its offline fallback).
 """
@@ -27,6 +28,7 @@ from yaksa.memory.response_cache import ResponseCache
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
 from yaksa.scope.stage import ScopeStage
+from yaksa.store import database_url
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
     params = settings.agent
     searcher = Searcher(loaded, settings.retrieval)
     cache_collection = "drugs" if "drugs" in loaded.embedders else next(iter(loaded.embedders))
+    url = database_url()
+    if url is not None:
+        from yaksa.store.profiles import PostgresProfileDB
     deps = AgentDeps(
         params=params,
         scope=ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
@@ -49,7 +54,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),
-        profiles=ProfileStore(settings.memory_path),
+        profiles=ProfileStore(settings.memory_path if url is None else PostgresProfileDB(url)),
         cache=None,
         llm=client_from_env(),
         answers_id=answers_id(settings),

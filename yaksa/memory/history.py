@@ -10,14 +10,13 @@ personal data at rest.
 Why the question is stored redacted (`yaksa.privacy.redact_identifiers`): a name or phone number
 adds nothing to the next answer's context, so it is not kept on disk at all.
 
-These functions take an open SQLite connection (the table is created with the others in
-`yaksa.memory.profile_db`); `ProfileStore` owns connecting, locking and transactions.
+These functions take an open connection, SQLite or PostgreSQL (the table is created with the others
+in `yaksa.memory.profile_db` and the `yaksa.store` migrations); `ProfileStore` owns connecting, locking and transactions.
 """
 
 from __future__ import annotations
 
-import sqlite3
-
+from yaksa.memory.profile_db import Connection
 from yaksa.privacy import find_identifiers, redact_identifiers
 
 
@@ -46,7 +45,7 @@ def _redacted_answer(answer: str, question: str) -> str:
     return kept
 
 
-def insert_turn(con: sqlite3.Connection, user_id: str, question: str, answer: str,
+def insert_turn(con: Connection, user_id: str, question: str, answer: str,
                 at: float, keep: int) -> None:
     """Append one turn and drop the user's turns beyond the newest `keep` (call inside a transaction)."""
     (seq,) = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM conversation_turns WHERE user_id = ?",
@@ -59,18 +58,18 @@ def insert_turn(con: sqlite3.Connection, user_id: str, question: str, answer: st
     """, [user_id, user_id, keep])
 
 
-def recent_messages(con: sqlite3.Connection, user_id: str, turns: int) -> list[dict[str, str]]:
+def recent_messages(con: Connection, user_id: str, turns: int) -> list[dict[str, str]]:
     """The last `turns` turns as chat messages, oldest first: user, assistant, user, assistant, ..."""
     rows = con.execute("""
         SELECT question, answer FROM (
             SELECT question, answer, said_at, seq FROM conversation_turns WHERE user_id = ?
-            ORDER BY said_at DESC, seq DESC LIMIT ?)
+            ORDER BY said_at DESC, seq DESC LIMIT ?) AS recent
         ORDER BY said_at, seq
     """, [user_id, turns]).fetchall()
     return [m for q, a in rows for m in ({"role": "user", "content": q}, {"role": "assistant", "content": a})]
 
 
-def delete_turns(con: sqlite3.Connection, user_id: str) -> int:
+def delete_turns(con: Connection, user_id: str) -> int:
     """Erase the user's turns; how many there were."""
     (count,) = con.execute("SELECT count(*) FROM conversation_turns WHERE user_id = ?", [user_id]).fetchone()
     con.execute("DELETE FROM conversation_turns WHERE user_id = ?", [user_id])

@@ -19,10 +19,15 @@ a turn that began before an erasure writes nothing after it), keyed by a hash of
 
 A connection is not shared across a fork: `ProfileDB` notices a new process id and opens its own.
 Within a process a lock serialises statements on the one connection (each takes well under 1 ms).
+
+`ProfileDatabase` is what `ProfileStore` needs of a database; `ProfileDB` is the SQLite one, and
+`yaksa.store.postgres_profiles.PostgresProfileDB` the shared one of several hosts. Statements are
+written once, in the SQL both understand, with `?` placeholders.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -30,6 +35,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +122,34 @@ def transaction(con: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connect
         raise
 
 
+class Cursor(Protocol):
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    def execute(self, sql: str, parameters: Any = ..., /) -> Cursor: ...
+
+
+class ProfileDatabase(Protocol):
+    """A profile database as `ProfileStore` uses it (module doc)."""
+
+    def read(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection whose every statement sees the latest committed state."""
+        ...
+
+    def write(self, durable: bool = False, user: str | None = None) -> contextlib.AbstractContextManager[Connection]:
+        """One write transaction; no other write transaction for `user` runs beside it (a
+        read-then-write never interleaves with an erasure); `durable`: its commit is on disk."""
+        ...
+
+    def checkpoint(self) -> None:
+        """After an erasure: drop what copies of erased rows the engine keeps beside its tables."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class ProfileDB:
     """The process's connection to one profile database file, and the lock that guards it."""
 
@@ -139,8 +173,9 @@ class ProfileDB:
             yield self._connection()
 
     @contextmanager
-    def write(self, durable: bool = False) -> Iterator[sqlite3.Connection]:
-        """The connection inside one write transaction; `durable` fsyncs its commit (erasures)."""
+    def write(self, durable: bool = False, user: str | None = None) -> Iterator[sqlite3.Connection]:
+        """The connection inside one write transaction; `durable` fsyncs its commit (erasures). The
+        transaction holds the file's write lock, so it excludes every other writer, of `user` or not."""
         with self.lock:
             con = self._connection()
             if durable:

@@ -42,7 +42,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sqlite3
 import threading
 import time
 import uuid
@@ -59,7 +58,7 @@ from yaksa.memory.decay import decay_weight
 from yaksa.memory.dedup import merge, supersedes
 from yaksa.memory.entry import ProfileEntry
 from yaksa.memory.legacy_import import import_legacy
-from yaksa.memory.profile_db import ProfileDB
+from yaksa.memory.profile_db import Connection, ProfileDatabase, ProfileDB
 from yaksa.memory.profile_summary import render_summary
 
 log = logging.getLogger(__name__)
@@ -85,7 +84,7 @@ def _erasure_key(uid: str) -> str:
     return hashlib.sha256(b"yaksa-erasure\0" + uid.encode("utf-8")).hexdigest()
 
 
-def _epoch(con: sqlite3.Connection, uid: str) -> int:
+def _epoch(con: Connection, uid: str) -> int:
     row = con.execute("SELECT epoch FROM erasures WHERE user_key = ?", [_erasure_key(uid)]).fetchone()
     return int(row[0]) if row else 0
 
@@ -96,7 +95,7 @@ def _check_epoch(epoch: int | None) -> int | None:
     return epoch
 
 
-def _still_current(con: sqlite3.Connection, uid: str, epoch: int | None, what: str) -> bool:
+def _still_current(con: Connection, uid: str, epoch: int | None, what: str) -> bool:
     """Whether a turn that began at erasure `epoch` may still write (None: no turn, always)."""
     if epoch is None or _epoch(con, uid) == epoch:
         return True
@@ -135,16 +134,21 @@ def _terms(entries: Sequence[ProfileEntry]) -> list[str]:
 
 
 class ProfileStore:
-    """Per-user profile facts and recent turns in one SQLite file; safe across threads and processes."""
+    """Per-user profile facts and recent turns in one SQLite file (a path), or in any
+    `ProfileDatabase` (PostgreSQL shared by several hosts); safe across threads and processes."""
 
-    def __init__(self, path: Path, max_turns: int = MAX_TURNS_KEPT) -> None:
+    def __init__(self, path: Path | ProfileDatabase, max_turns: int = MAX_TURNS_KEPT) -> None:
         if history.check_turn_count(max_turns, "max_turns") < 1:
             raise ValueError(f"max_turns must be >= 1, got {max_turns}")
-        self.path = Path(path)
         self.max_turns = max_turns
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        import_legacy(self.path)
-        self._db = ProfileDB(self.path)
+        self._db: ProfileDatabase
+        if isinstance(path, str | Path):
+            self.path: Path | None = Path(path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            import_legacy(self.path)
+            self._db = ProfileDB(self.path)
+        else:
+            self.path, self._db = None, path
 
     def close(self) -> None:
         """Close this process's connection (reopened on the next operation)."""
@@ -173,7 +177,7 @@ class ProfileStore:
         if not items:
             return 0
         touched: set[str] = set()
-        with self._db.write() as con:
+        with self._db.write(user=uid) as con:
             if not _still_current(con, uid, epoch, "facts"):
                 return 0
             rows = con.execute(
@@ -231,7 +235,7 @@ class ProfileStore:
         history.check_turn(question, answer)
         when = _instant(at).timestamp()
         _check_epoch(epoch)
-        with self._db.write() as con:
+        with self._db.write(user=uid) as con:
             if not _still_current(con, uid, epoch, "turn"):
                 return False
             history.insert_turn(con, uid, question, answer, when, self.max_turns)
@@ -250,15 +254,15 @@ class ProfileStore:
         transaction (a turn that began before writes nothing after); False when nothing was stored."""
         uid = validate_user_id(user_id)
         key, now = _erasure_key(uid), time.time()
-        with self._db.write(durable=True) as con:
+        with self._db.write(durable=True, user=uid) as con:
             (count,) = con.execute("SELECT count(*) FROM profile_items WHERE user_id = ?", [uid]).fetchone()
             con.execute("DELETE FROM profile_items WHERE user_id = ?", [uid])
             count += history.delete_turns(con, uid)
             con.execute("DELETE FROM erasures WHERE erased_at < ? AND user_key != ?", [now - ERASURE_KEPT_S, key])
             con.execute("INSERT INTO erasures VALUES (?, 1, ?) ON CONFLICT (user_key) DO UPDATE "
-                        "SET epoch = epoch + 1, erased_at = excluded.erased_at", [key, now])
+                        "SET epoch = erasures.epoch + 1, erased_at = excluded.erased_at", [key, now])
         if count:
-            self._db.checkpoint()   # no copy of the erased pages left in the write-ahead log
+            self._db.checkpoint()   # no copy of the erased rows left beside the tables (WAL, dead tuples)
         return count > 0
 
     def to_json(self, user_id: str, now: datetime | None = None) -> dict[str, Any]:

@@ -1,0 +1,81 @@
+"""Profiles and conversation history in PostgreSQL: the `ProfileDatabase` of several hosts.
+
+`ProfileStore` (`yaksa.memory.profile_store`) keeps all of its logic (merging, decay, erasure
+epochs, the kept turns); this module only gives it connections and transactions. Its statements
+use `?` placeholders (SQLite's); `_Translated` rewrites them to psycopg's `%s` (none of them holds a
+literal `?` or `%`).
+
+Why an advisory lock per user: SQLite's `BEGIN IMMEDIATE` serialises every writer, so an erasure
+never interleaves with a turn's read-check-write. PostgreSQL runs them side by side, so each write
+transaction first takes `pg_advisory_xact_lock` on the user (released at commit): a turn's `add`
+either commits before `forget` deletes, or reads the bumped epoch and writes nothing, on whichever
+host each runs. Writes of different users never wait on each other.
+
+Durability: every commit is on disk (`synchronous_commit` on, PostgreSQL's default), erasures
+included. After an erasure `checkpoint` runs `VACUUM` on the two tables, so the erased rows' dead
+tuples are pruned from the table files now rather than whenever autovacuum comes by (best effort:
+PostgreSQL's WAL keeps them until it recycles its segments, as SQLite's did until a checkpoint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+
+from yaksa.store import postgres
+
+log = logging.getLogger(__name__)
+USER_LOCK_SPACE = b"yaksa-user\0"   # keys the per-user advisory locks (the cache's use their own)
+
+
+def user_lock_key(space: bytes, user_id: str) -> int:
+    """A signed 64-bit advisory lock key for `user_id` within `space` (a hash: no id in pg_locks)."""
+    return int.from_bytes(hashlib.blake2b(space + user_id.encode("utf-8"), digest_size=8).digest(), "big",
+                          signed=True)
+
+
+class _Translated:
+    """A psycopg connection that takes SQLite-style `?` placeholders (module doc)."""
+
+    def __init__(self, con: psycopg.Connection) -> None:
+        self._con = con
+
+    def execute(self, sql: str, parameters: Any = None, /) -> psycopg.Cursor[Any]:
+        return self._con.execute(sql.replace("?", "%s"), parameters)  # type: ignore[arg-type]
+
+
+class PostgresProfileDB:
+    """Profiles and history in the database at `url`, shared by every process of every host."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        postgres.pool(url)   # connects and upgrades the schema now: a bad URL fails at start-up
+
+    @contextmanager
+    def read(self) -> Iterator[_Translated]:
+        with postgres.connection(self.url) as con:
+            yield _Translated(con)
+
+    @contextmanager
+    def write(self, durable: bool = False, user: str | None = None) -> Iterator[_Translated]:
+        """One transaction holding `user`'s advisory lock (module doc); every commit is durable."""
+        with postgres.connection(self.url) as con, con.transaction():
+            if user is not None:
+                con.execute("SELECT pg_advisory_xact_lock(%s)", [user_lock_key(USER_LOCK_SPACE, user)])
+            yield _Translated(con)
+
+    def checkpoint(self) -> None:
+        """VACUUM the profile tables after an erasure (module doc); a failure is only logged."""
+        try:
+            with postgres.connection(self.url) as con:
+                con.execute("VACUUM profile_items, conversation_turns")
+        except psycopg.Error as exc:
+            log.info("profile store: VACUUM after an erasure deferred (%s)", type(exc).__name__)
+
+    def close(self) -> None:
+        """Nothing to close per store: the process's pool serves every store (`postgres.close_pools`)."""
