@@ -42,7 +42,7 @@ from serving.follower import CurrentFollower
 from serving.headers import add_response_headers
 from serving.logs import install_access_log_redaction
 from serving.origin import OpenModeOriginMiddleware
-from serving.ratelimit import TokenBuckets, per_minute_buckets
+from serving.ratelimit import open_buckets, per_minute_buckets
 from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
 from serving.validation import check_path_params
 from yaksa.config import Settings, load_settings
@@ -142,9 +142,11 @@ def create_app(
                 "follower": follower,
                 "serving_config": config,
                 "inflight": InFlightLimiter(config.max_inflight_per_key),  # serving.concurrency
-                "rate_limits": TokenBuckets(config.rate_per_sec, config.rate_burst, config.rate_file),
-                "auth_failures": per_minute_buckets(config.auth_failures_per_min, config.rate_file),
-                "admin_limits": per_minute_buckets(config.admin_per_min, config.rate_file),
+                "rate_limits": open_buckets(config.rate_per_sec, config.rate_burst, config.rate_file,
+                                            config.database_url),
+                "auth_failures": per_minute_buckets(config.auth_failures_per_min, config.rate_file,
+                                                    config.database_url),
+                "admin_limits": per_minute_buckets(config.admin_per_min, config.rate_file, config.database_url),
             }
         ),
         before_send=[add_response_headers],

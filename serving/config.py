@@ -7,6 +7,10 @@
                      YAKSA_RATE_PER_SEC=0 turns rate limiting off (load tests).
     YAKSA_RATE_FILE  the SQLite file the buckets live in, shared by every worker that names it;
                      `yaksa serve` sets a fresh one per run. Unset: buckets in this process only.
+    YAKSA_DATABASE_URL   postgresql://user@host:port/db: profiles, conversation history, the response
+                     cache and the rate-limit buckets live in that PostgreSQL database, shared by every
+                     worker of every host that names it (`yaksa.store`; YAKSA_RATE_FILE is then unused).
+                     Unset (the default): the SQLite files of this host.
     YAKSA_FOLLOW_SECONDS   how often each worker reads indexes/CURRENT and swaps to a new version
                      (default 0.5); 0 = never by itself, only on POST /v1/admin/reload (one worker).
     YAKSA_MAX_BODY_BYTES   request body limit (default 65536) → 413.
@@ -46,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from yaksa.config import ConfigError
+from yaksa.store import database_url
 
 ANY_USER = "*"
 PARAMS_ENV = "YAKSA_PARAMS"
@@ -79,6 +84,7 @@ class ServingConfig:
     rate_per_sec: float = 10.0
     rate_burst: int = 30
     rate_file: Path | None = None
+    database_url: str | None = field(default=None, repr=False)  # YAKSA_DATABASE_URL (may hold a password)
     follow_seconds: float = 0.5
     max_body_bytes: int = 65536
     allow_profile_choice: bool = False
@@ -160,6 +166,7 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
         rate_per_sec=_number(env, "YAKSA_RATE_PER_SEC", 10.0, 0.0),
         rate_burst=int(_number(env, "YAKSA_RATE_BURST", 30, 1)),
         rate_file=Path(env[RATE_FILE_ENV].strip()) if env.get(RATE_FILE_ENV, "").strip() else None,
+        database_url=database_url(env),
         follow_seconds=_number(env, "YAKSA_FOLLOW_SECONDS", 0.5, 0.0),
         max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
         allow_profile_choice=_flag(env, "YAKSA_ALLOW_PROFILE_CHOICE"),

@@ -14,8 +14,14 @@ worker's lock dies with it); `yaksa serve` gives its workers one such file per r
 is not needed (a lost update after a power cut is one token), so commits are not fsynced; a request
 pays tens of microseconds (README, Serving).
 
-Time is the wall clock (every process reads the same one); a clock that steps back refills nothing
-until it catches up, it never grants extra tokens.
+Why PostgreSQL with `YAKSA_DATABASE_URL` (`PostgresTokenBuckets`): hosts behind a load balancer
+share no file, and buckets per host would grant each client the limit once per host. The buckets
+then live in the shared database's `rate_buckets` table: one `INSERT ... ON CONFLICT DO UPDATE`
+statement per request refills, spends and says whether it spent, under the row's lock, so two hosts
+taking from one bucket at once are serialised by the server (one round trip, ~0.2 ms on loopback).
+
+Time is the wall clock (every process reads the same one; hosts must keep theirs in sync, NTP); a
+clock that steps back refills nothing until it catches up, it never grants extra tokens.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 BUSY_TIMEOUT_S = 5.0  # another worker holds the lock for microseconds; this only bounds a pathological wait
 _SCHEMA = "CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)"
@@ -122,6 +129,76 @@ class TokenBuckets:
                 self._db = None
 
 
+# One statement refills `key`'s bucket, spends a token when there is one and records whether it did
+# (the module doc); `_PG_REFILLED` is what the bucket holds before spending.
+_PG_REFILLED = ("least(%(burst)s::float8, b.tokens + greatest(0.0, %(now)s::float8 - b.updated) "
+                "* %(rate)s::float8)")
+_PG_TAKE = f"""
+INSERT INTO rate_buckets AS b (key, tokens, updated, granted)
+VALUES (%(key)s, %(burst)s::float8 - 1, %(now)s::float8, TRUE)
+ON CONFLICT (key) DO UPDATE SET
+    tokens = CASE WHEN {_PG_REFILLED} >= 1 THEN {_PG_REFILLED} - 1 ELSE {_PG_REFILLED} END,
+    updated = greatest(%(now)s::float8, b.updated),
+    granted = {_PG_REFILLED} >= 1
+RETURNING tokens, granted
+"""
+
+
+class RateLimiter(Protocol):
+    """What the guards use of a set of buckets (`TokenBuckets`, `PostgresTokenBuckets`)."""
+
+    def take(self, key: str) -> float: ...
+    def waiting(self, key: str) -> float: ...
+    def close(self) -> None: ...
+
+
+class PostgresTokenBuckets:
+    """The same buckets in the shared PostgreSQL database at `url` (module doc): every process of
+    every host that names it spends from one bucket per key."""
+
+    def __init__(self, rate_per_sec: float, burst: int, url: str, clock: Callable[[], float] = time.time) -> None:
+        if rate_per_sec < 0 or burst < 1:
+            raise ValueError("rate_per_sec must be >= 0 and burst >= 1")
+        from yaksa.store import postgres
+
+        self.rate, self.burst, self.url, self._clock = rate_per_sec, float(burst), url, clock
+        self._postgres = postgres
+        if rate_per_sec > 0:
+            postgres.pool(url)   # connects and upgrades the schema now: a bad URL fails at start-up
+
+    def take(self, key: str) -> float:
+        """Spend one token for `key`: 0.0 when allowed, else the seconds until one is available."""
+        if self.rate == 0:
+            return 0.0
+        params = {"key": key, "burst": self.burst, "now": self._clock(), "rate": self.rate}
+        with self._postgres.connection(self.url) as con:
+            tokens, granted = con.execute(_PG_TAKE, params).fetchone()
+        return 0.0 if granted else (1.0 - tokens) / self.rate
+
+    def waiting(self, key: str) -> float:
+        """Seconds until `key` has a token again (0.0 when it has one now), spending nothing."""
+        if self.rate == 0:
+            return 0.0
+        with self._postgres.connection(self.url) as con:
+            row = con.execute("SELECT tokens, updated FROM rate_buckets WHERE key = %s", [key]).fetchone()
+        if row is None:
+            return 0.0
+        tokens = min(self.burst, row[0] + max(0.0, self._clock() - row[1]) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
+    def close(self) -> None:
+        """Nothing of its own to close: the process's pool serves every store (`postgres.close_pools`)."""
+
+
+def open_buckets(rate_per_sec: float, burst: int, path: Path | None = None,
+                 database_url: str | None = None) -> TokenBuckets | PostgresTokenBuckets:
+    """The buckets of the configured store: PostgreSQL when `database_url` is set, else SQLite at
+    `path` (in memory when None)."""
+    if database_url is not None:
+        return PostgresTokenBuckets(rate_per_sec, burst, database_url)
+    return TokenBuckets(rate_per_sec, burst, path)
+
+
 def retry_after_seconds(wait_seconds: float) -> int:
     """Retry-After takes whole seconds; round up so a client that obeys it is never refused again.
 
@@ -130,6 +207,7 @@ def retry_after_seconds(wait_seconds: float) -> int:
     return max(1, math.ceil(wait_seconds))
 
 
-def per_minute_buckets(per_minute: float, path: Path | None = None) -> TokenBuckets:
+def per_minute_buckets(per_minute: float, path: Path | None = None,
+                       database_url: str | None = None) -> TokenBuckets | PostgresTokenBuckets:
     """Buckets allowing `per_minute` calls a minute with the same burst (0 turns them off)."""
-    return TokenBuckets(per_minute / 60.0, max(1, math.ceil(per_minute)), path)
+    return open_buckets(per_minute / 60.0, max(1, math.ceil(per_minute)), path, database_url)

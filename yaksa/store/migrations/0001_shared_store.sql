@@ -49,8 +49,10 @@ CREATE TABLE cache_state (
 );
 INSERT INTO cache_state (only_row, removals, salt) VALUES (TRUE, 0, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
 
+-- serving.ratelimit: `granted` says whether the last take spent a token (one statement does both).
 CREATE TABLE rate_buckets (
     key TEXT PRIMARY KEY,
     tokens DOUBLE PRECISION NOT NULL,
-    updated DOUBLE PRECISION NOT NULL
+    updated DOUBLE PRECISION NOT NULL,
+    granted BOOLEAN NOT NULL
 );
