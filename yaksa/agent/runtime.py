@@ -13,6 +13,7 @@ bundle version differs from the one it was filled under; and the LLM client from
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from yaksa.agent.answers_id import answers_id
 from yaksa.agent.deps import AgentDeps
@@ -59,11 +60,17 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         llm=client_from_env(),
         answers_id=answers_id(settings),
     )
-    deps.cache = ResponseCache(settings.cache_path, lambda text: searcher.query_vector(cache_collection, text),
-                               lambda text: cache_entities(deps, text),
-                               threshold=params.cache_threshold, max_size=params.cache_max_size,
-                               ttl_s=params.cache_ttl_hours * 3600,
-                               style_variation=any(f.cache_style_variation for f in params.profiles.values()))
+    cache_args: dict[str, Any] = {
+        "embed": lambda text: searcher.query_vector(cache_collection, text),
+        "entities": lambda text: cache_entities(deps, text), "threshold": params.cache_threshold,
+        "max_size": params.cache_max_size, "ttl_s": params.cache_ttl_hours * 3600,
+        "style_variation": any(f.cache_style_variation for f in params.profiles.values())}
+    if url is None:
+        deps.cache = ResponseCache(settings.cache_path, **cache_args)
+    else:
+        from yaksa.store.cache import PostgresResponseCache
+
+        deps.cache = PostgresResponseCache(url, **cache_args)
     deps.cache.set_bundle_version(deps.cache_version)
     terms("두통에 먹는 약")  # the offline roles' Kiwi loads on first use (~2 s): not on a user's turn
     return AgentRunner(deps, enforce_safety=enforce_safety)

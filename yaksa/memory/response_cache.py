@@ -234,24 +234,10 @@ class ResponseCache:
         it was not verified, the scope is empty, the question or answer text has an identifier, the
         question is abnormal or the answer too long (`cache_guard`), or `still_current()`, called
         under the exclusive file lock, says the owner was erased since the turn began."""
-        _require_text(query, "query")
-        _require_text(bundle_version, "bundle_version")
-        owner = validate_user_id(owner)
-        scope = _require_scope(scope)
-        if not isinstance(answer, dict):
-            raise TypeError(f"answer must be a dict, got {type(answer).__name__}")
-        try:
-            json.dumps(answer, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"answer must be JSON-serialisable: {exc}") from exc
-        text = answer.get("answer")
-        if not verified or not scope or has_identifiers(query) or (isinstance(text, str) and has_identifiers(text)):
+        admitted = self._storable(query, answer, bundle_version, verified, owner, scope)
+        if admitted is None:
             return False
-        abnormal = abnormal_question(query) or abnormal_answer(text)
-        if abnormal is not None:
-            log.info("response cache: not stored (%s)", abnormal)
-            return False
-        vector, polarity, entities = self._key(query)
+        owner, scope, (vector, polarity, entities) = admitted
         with self._lock, self._file_lock():
             if still_current is not None and not still_current():
                 log.info("response cache: not stored (the owner's profile was erased during the turn)")
@@ -275,6 +261,29 @@ class ResponseCache:
             self._set_entries(entries, vectors)
             self._persist()
         return True
+
+    def _storable(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool, owner: str,
+                  scope: str) -> tuple[str, str, tuple[np.ndarray, Polarity, frozenset[str]]] | None:
+        """The checks `store` makes before it takes any lock (its doc): the owner, the scope and the
+        question's key when the answer may be stored; None when it may not; errors for bad input."""
+        _require_text(query, "query")
+        _require_text(bundle_version, "bundle_version")
+        owner = validate_user_id(owner)
+        scope = _require_scope(scope)
+        if not isinstance(answer, dict):
+            raise TypeError(f"answer must be a dict, got {type(answer).__name__}")
+        try:
+            json.dumps(answer, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"answer must be JSON-serialisable: {exc}") from exc
+        text = answer.get("answer")
+        if not verified or not scope or has_identifiers(query) or (isinstance(text, str) and has_identifiers(text)):
+            return None
+        abnormal = abnormal_question(query) or abnormal_answer(text)
+        if abnormal is not None:
+            log.info("response cache: not stored (%s)", abnormal)
+            return None
+        return owner, scope, self._key(query)
 
     def owned_by(self, user_id: str) -> int:
         """How many entries `user_id` created, over every bundle's file (as every worker sees them)."""

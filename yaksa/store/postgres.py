@@ -38,6 +38,7 @@ _MIGRATION_FILE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 _pools: dict[tuple[int, str], ConnectionPool] = {}
 _pools_lock = threading.Lock()
+_held = threading.local()   # the connection each thread holds, per URL (`connection`)
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -99,9 +100,22 @@ def pool(url: str) -> ConnectionPool:
 
 @contextmanager
 def connection(url: str) -> Iterator[psycopg.Connection]:
-    """A pooled connection in autocommit mode (open a transaction with `con.transaction()`)."""
+    """A pooled connection in autocommit mode (open a transaction with `con.transaction()`).
+
+    Re-entrant per thread: a call made while this thread already holds a connection to `url` gets
+    that one (inside its transaction, if one is open). Why: the response cache checks the profile
+    store's erasure epoch from inside its own transaction; taking a second connection there could
+    exhaust the pool with threads that each hold one and wait for another."""
+    held: dict[str, psycopg.Connection] = _held.__dict__.setdefault("connections", {})
+    if url in held:
+        yield held[url]
+        return
     with pool(url).connection() as con:
-        yield con
+        held[url] = con
+        try:
+            yield con
+        finally:
+            del held[url]
 
 
 def close_pools() -> None:
