@@ -7,6 +7,8 @@ checks in `serving.origin`). The bundle and the agent load in the background at 
 /healthz answers at once and /readyz says 503 until they are ready; then each worker follows
 indexes/CURRENT by itself (`serving.follower`). Every response names the worker process that sent
 it (`X-Yaksa-Worker`), and one answered from a bundle names that bundle (`X-Yaksa-Bundle`).
+Every response carries its request id (`X-Request-ID`), every log line is JSON with that id, and
+every request is counted for `GET /metrics` (`serving.observe`, `serving.logs`, `serving.metrics`).
 
 Errors: client mistakes are 4xx JSON bodies with a message (a non-UTF-8 body, JSON nested past the
 decoder's depth limit, control characters in a path parameter included); anything else is a 500
@@ -14,6 +16,7 @@ with a generic body whose traceback goes to the log.
 
     GET  /  /static/*            the chat page
     GET  /healthz /readyz        liveness, readiness
+    GET  /metrics                Prometheus metrics of every worker (admin key; loopback in open mode)
     GET  /schema/openapi.json    OpenAPI (no Swagger/Redoc pages: they load JS from CDNs)
     /v1/* (API key)              chat, critique (M&M case review), search, profile/{user_id}, indexes
     /v1/admin/* (admin key)      reload
@@ -40,7 +43,13 @@ from serving.concurrency import InFlightLimiter
 from serving.config import ServingConfig, load_serving_config, params_path
 from serving.follower import CurrentFollower
 from serving.headers import add_response_headers
-from serving.logs import install_access_log_redaction
+from serving.logs import (
+    install_access_log_redaction,
+    install_request_id_records,
+    route_of,
+    service_logging_config,
+)
+from serving.observe import RequestObserver
 from serving.origin import OpenModeOriginMiddleware
 from serving.ratelimit import open_buckets, per_minute_buckets
 from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
@@ -58,14 +67,15 @@ def _client_error(detail: str) -> Response:
 
 
 def _internal_error(request: Request, exc: Exception) -> Response:
-    """Every 500: the traceback goes to the log (path only: no query string), the body stays generic.
+    """Every 500: the traceback goes to the log (the route template: no user id, no query string), the
+    body stays generic.
 
     A client that hangs up while sending its body is not a server fault (Litestar raises it as a
     500): one info line, no traceback, and a 400 that nobody will read."""
     if isinstance(exc, InternalServerException) and exc.detail == LITESTAR_CLIENT_GONE:
-        log.info("client disconnected before sending the whole body of %s %s", request.method, request.url.path)
+        log.info("client disconnected before sending the whole body of %s %s", request.method, route_of(request.scope))
         return _client_error("client disconnected before sending the whole body")
-    log.error("unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
+    log.error("unhandled %s on %s %s", type(exc).__name__, request.method, route_of(request.scope), exc_info=exc)
     return Response({"status_code": 500, "detail": "Internal Server Error"}, status_code=500)
 
 
@@ -112,6 +122,7 @@ def create_app(
     """The service; without arguments everything comes from params.yaml and the environment."""
     configure_offline_env()
     install_access_log_redaction()
+    install_request_id_records()
     settings = settings or load_settings(params_path())
     config = config or load_serving_config()
     if config.open_mode:
@@ -126,10 +137,11 @@ def create_app(
         guards=[api_key_guard],
     )
     admin = Router("/v1/admin", route_handlers=[routes.reload_bundle], guards=[admin_guard])
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             routes.healthz,
             routes.readyz,
+            routes.metrics,
             routes.chat_page,
             v1,
             admin,
@@ -157,4 +169,7 @@ def create_app(
                             HTTP_500_INTERNAL_SERVER_ERROR: _internal_error},
         openapi_config=OpenAPIConfig(title="yaksa", version="0.1.0", path="/schema",
                                      render_plugins=[JsonRenderPlugin()]),
+        logging_config=service_logging_config(),
     )
+    app.asgi_handler = RequestObserver(app.asgi_handler)  # every response, unmatched routes too (serving.observe)
+    return app

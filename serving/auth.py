@@ -122,8 +122,8 @@ def is_admin_grant(connection: ASGIConnection) -> bool:
     return getattr(connection.state, "grant", None) is ADMIN_GRANT
 
 
-def admin_guard(connection: ASGIConnection, _handler: Any) -> None:
-    """The admin key (or, in open mode without one, a loopback client) may reload bundles."""
+def _require_admin(connection: ASGIConnection, what: str) -> None:
+    """The admin key, or, in open mode without one, a loopback client; `what` names the refused thing."""
     config = _config(connection)
     if config.admin_key:
         _refuse_while_failing(connection)
@@ -132,7 +132,18 @@ def admin_guard(connection: ASGIConnection, _handler: Any) -> None:
         if not has_admin_key(connection):
             raise _bad_key(connection, "invalid admin key")
     elif not (config.open_mode and is_loopback(connection)):
-        raise PermissionDeniedException(detail="admin endpoints are disabled: set YAKSA_ADMIN_KEY")
+        raise PermissionDeniedException(detail=f"{what} disabled: set YAKSA_ADMIN_KEY")
+
+
+def metrics_guard(connection: ASGIConnection, _handler: Any) -> None:
+    """GET /metrics is operator data (traffic, refusals, failures, bundle versions): the admin rule, but
+    without spending the admin-call bucket, which a scrape every few seconds would empty for reloads."""
+    _require_admin(connection, "metrics are")
+
+
+def admin_guard(connection: ASGIConnection, _handler: Any) -> None:
+    """The admin key (or, in open mode without one, a loopback client) may reload bundles."""
+    _require_admin(connection, "admin endpoints are")
     wait = connection.app.state.admin_limits.take(ADMIN_ROUTE_BUCKET)
     if wait > 0:  # a reload loads a whole bundle beside the served one: a loop of them starves the service
         raise _too_many(wait, "admin rate limit exceeded")

@@ -26,6 +26,14 @@
     YAKSA_ALLOW_PROFILE_CHOICE=1   let any caller choose an agent profile other than the configured one
                      (`agent.profile`); without it only a request with the admin key may (else 403).
     YAKSA_PARAMS     params.yaml of the project (default ./params.yaml; `yaksa serve --params` sets it).
+    PROMETHEUS_MULTIPROC_DIR   where the workers of one server write their metrics, so GET /metrics on
+                     any of them reports all (`serving.metrics`); `yaksa serve` sets a fresh one per run.
+                     An operator who sets it must give each run an empty directory. Unset: the
+                     metrics of this process only.
+
+GET /metrics (Prometheus) follows the admin rule below: with YAKSA_ADMIN_KEY it needs that key (a
+scrape does not spend the admin-call bucket); in open mode without one, loopback clients only; with
+API keys but no admin key it is disabled. Metrics are operator data, not a user's.
 
 Open mode (the local default): with no YAKSA_API_KEYS, /v1/* needs no key but only answers clients
 on the loopback interface (127.0.0.1, ::1) and may act for any user id; every other client gets
@@ -55,6 +63,9 @@ from yaksa.store import database_url
 ANY_USER = "*"
 PARAMS_ENV = "YAKSA_PARAMS"
 RATE_FILE_ENV = "YAKSA_RATE_FILE"
+# prometheus_client's multiprocess directory (serving.metrics); named here, where nothing imports
+# prometheus_client, because its mode is fixed when it is first imported
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # uvicorn restarts a worker that does not answer its supervisor's ping within this many seconds
 # (default 5). A worker loading a bundle spends seconds inside C extensions that hold the GIL (Kiwi's
 # model, the embedders, MedCAT); on a busy machine that passed 5 s and uvicorn killed every worker

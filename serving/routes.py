@@ -17,7 +17,8 @@ from litestar.exceptions import PermissionDeniedException, ServiceUnavailableExc
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
-from serving.auth import ADMIN_MAY_CALL, authorize_profile, is_admin_grant, require_user
+from serving import metrics as service_metrics
+from serving.auth import ADMIN_MAY_CALL, authorize_profile, is_admin_grant, metrics_guard, require_user
 from serving.concurrency import CRITIQUE, SEARCH, admit
 from serving.critique import ERROR, RESULT, CritiqueRequest, read_case, start_critique
 from serving.follower import CurrentFollower
@@ -63,6 +64,13 @@ def readyz(state: State) -> dict[str, Any]:
     if runtime is None:
         raise ServiceUnavailableException(detail=_holder(state).load_error or "loading")
     return {"status": "ready", "version": runtime.version}
+
+
+@get(service_metrics.METRICS_PATH, sync_to_thread=True, guards=[metrics_guard])
+def metrics() -> Response:
+    """Prometheus metrics of every worker of this server (`serving.metrics`); the admin key, or a
+    loopback client in open mode without one."""
+    return Response(service_metrics.render(), media_type=service_metrics.CONTENT_TYPE)
 
 
 @get("/", sync_to_thread=False, include_in_schema=False)

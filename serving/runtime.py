@@ -24,6 +24,7 @@ import anyio
 from litestar.exceptions import ServiceUnavailableException
 
 from serving.headers import worker_id
+from serving.metrics import bundle_served
 from yaksa.agent.api import TurnRunner
 from yaksa.config import Settings
 from yaksa.index.publish import current_version, list_versions
@@ -183,6 +184,7 @@ class RuntimeHolder:
             if old is not None:
                 old.retired = True
             close = old is not None and old.in_flight == 0
+        bundle_served(runtime.version if runtime else None, old.version if old else None)  # GET /metrics
         if old is not None and close:
             _close(old)
 

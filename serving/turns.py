@@ -22,7 +22,9 @@ engine, the thread and the lease within one node. The admission's deadline reach
 `deadline_s`; a turn past it ends in `error` with 504 (a cancelled one with 503), never a 500.
 A runner whose `run` takes no `deadline_s`/`cancel` is stopped the same way at its next event.
 
-Logs carry ids, lengths, versions and timings, never the question, the answer or the web query.
+Logs carry lengths, versions and timings under the request id, never the question, the answer, the
+web query or the user id. Each turn is counted for `GET /metrics` once, when its stream ends
+(`serving.metrics.observe_turn`: outcome, time, and what its trace says of nodes, scope, cache and LLM).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 
 import anyio
 
+from serving import metrics
 from serving.concurrency import Admission, cancel_on_disconnect
 from serving.runtime import Runtime, RuntimeHolder
 from serving.webrefs import WEB_QUERY_EVENT, TurnWebRefs
@@ -155,23 +158,35 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest,
     return _events(runtime, request, queue, run_task, web, time.perf_counter(), admission)
 
 
+def _outcome(exc: BaseException | None) -> str:
+    """The metrics outcome of a turn that ended with `exc` (None: cancelled before it ran)."""
+    if isinstance(exc, ValueError):
+        return metrics.INVALID
+    if isinstance(exc, TurnDeadlineExceeded):
+        return metrics.DEADLINE
+    if exc is None or isinstance(exc, TurnCancelled):
+        return metrics.CANCELLED
+    return metrics.FAILED
+
+
 async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[Event], run_task: asyncio.Future,
                   web: TurnWebRefs, started: float, admission: Admission | None = None) -> AsyncIterator[Event]:
     watch = asyncio.ensure_future(cancel_on_disconnect(admission, run_task.done)) if admission is not None else None
+    counted = False
     try:
         while (event := await queue.get())[0] != _RUN_DONE:
             yield event
         exc = None if run_task.cancelled() else run_task.exception()
         if run_task.cancelled() or exc is not None:
             if isinstance(exc, ValueError):
-                log.info("turn refused for user %s: %s (question %d chars)", request.user_id,
-                         type(exc).__name__, len(request.question))
+                log.info("turn refused: %s (question %d chars)", type(exc).__name__, len(request.question))
             elif isinstance(exc, TurnStopped):
-                log.warning("turn stopped for user %s on bundle %s: %s before node %s (question %d chars)",
-                            request.user_id, runtime.version, type(exc).__name__, exc.node, len(request.question))
+                log.warning("turn stopped on bundle %s: %s before node %s (question %d chars)",
+                            runtime.version, type(exc).__name__, exc.node, len(request.question))
             else:
-                log.error("turn failed for user %s on bundle %s: %s", request.user_id, runtime.version,
-                          type(exc).__name__, exc_info=exc)
+                log.error("turn failed on bundle %s: %s", runtime.version, type(exc).__name__, exc_info=exc)
+            counted = True
+            metrics.observe_turn(_outcome(exc), time.perf_counter() - started)
             yield "error", _error_payload(exc, admission)
             return
         result: TurnResult = run_task.result()
@@ -179,11 +194,14 @@ async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[E
             yield event
         web_refs = await web.payload(result.blocked)
         yield "web_refs", web_refs
-        elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
-        log.info("turn done for user %s on bundle %s: question %d chars, answer %d chars, %d citations, "
-                 "blocked=%s, web search=%s (%d results), %.1f ms", request.user_id, runtime.version,
+        elapsed_s = time.perf_counter() - started
+        elapsed_ms = round(elapsed_s * 1000, 1)
+        log.info("turn done on bundle %s: question %d chars, answer %d chars, %d citations, "
+                 "blocked=%s, web search=%s (%d results), %.1f ms", runtime.version,
                  len(request.question), len(result.answer), len(result.citations), result.blocked,
                  web.started, len(web_refs["results"]), elapsed_ms)
+        counted = True
+        metrics.observe_turn(metrics.BLOCKED if result.blocked else metrics.ANSWERED, elapsed_s, result.trace)
         yield "done", {
             "version": runtime.version,
             "blocked": result.blocked,
@@ -195,7 +213,9 @@ async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[E
         web.cancel()
         if watch is not None:
             watch.cancel()
+        if not counted:  # the stream was closed before the turn's end was sent: the client went away
+            metrics.observe_turn(metrics.ABANDONED, time.perf_counter() - started)
         if admission is not None and not run_task.done():
             # closed before the turn ended: the client went away (or stopped reading)
             admission.cancel.set()
-            log.info("turn cancelled for user %s: the client went away", request.user_id)
+            log.info("turn cancelled: the client went away")

@@ -6,6 +6,9 @@ question with personal identifiers and the user's statements about themselves re
 reaches the third-party search for a blocked turn, a greeting or a statement, and what does reach
 it is exactly that query (`request.question` is never used here).
 
+Every search started is counted once, as it ends, for `GET /metrics` (`yaksa_web_searches_total`:
+the search's own outcome, or `cancelled` when the turn ended first, `error` if it raised).
+
 The sink is called from the runner's worker thread: `TurnWebRefs.start` must run on the event loop
 (the caller hops there with `loop.call_soon_threadsafe`). The result is held until the turn's own
 result is known, so web references are never shown beside a blocked turn.
@@ -17,6 +20,7 @@ import asyncio
 import logging
 from typing import Any
 
+from serving import metrics
 from yaksa.web.tavily import search_web
 
 log = logging.getLogger(__name__)
@@ -30,6 +34,15 @@ BLOCKED = "no web references for a blocked (out-of-scope) question"
 
 def _empty(reason: str) -> dict[str, Any]:
     return {"results": [], "reason": reason}
+
+
+def _count(task: asyncio.Task) -> None:
+    if task.cancelled():
+        metrics.observe_web_search(metrics.WEB_CANCELLED)
+    elif task.exception() is not None:  # retrieved here; `payload` reports it to the client
+        metrics.observe_web_search(metrics.WEB_ERROR)
+    else:
+        metrics.observe_web_search(task.result().outcome)
 
 
 class TurnWebRefs:
@@ -49,6 +62,7 @@ class TurnWebRefs:
             log.warning("the runner sent %s without a query; no web search", WEB_QUERY_EVENT)
             return
         self.task = asyncio.create_task(search_web(query, WEB_MAX_RESULTS, WEB_TIMEOUT_S))
+        self.task.add_done_callback(_count)
 
     @property
     def started(self) -> bool:

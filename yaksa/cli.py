@@ -642,14 +642,24 @@ def serve(
 
     Every worker follows indexes/CURRENT by itself; the workers of one run share their rate-limit
     buckets through one SQLite file (`$YAKSA_RATE_FILE`, else a fresh one in a temporary directory
-    removed at exit), so N workers still allow each key its limit once.
+    removed at exit), so N workers still allow each key its limit once, and their metrics through one
+    directory (`$PROMETHEUS_MULTIPROC_DIR`, else a fresh one there), so GET /metrics on any worker
+    reports all of them. Logs are JSON lines on stderr (serving.logs).
     """
     import os
     import tempfile
 
     import uvicorn
 
-    from serving.config import HTTP_PROTOCOL, PARAMS_ENV, RATE_FILE_ENV, WORKER_HEALTHCHECK_S, params_path
+    from serving.config import (
+        HTTP_PROTOCOL,
+        MULTIPROC_ENV,
+        PARAMS_ENV,
+        RATE_FILE_ENV,
+        WORKER_HEALTHCHECK_S,
+        params_path,
+    )
+    from serving.logs import uvicorn_log_config
 
     try:
         path = params_path(params)
@@ -659,15 +669,23 @@ def serve(
     _settings(path)  # fail here, with a clear message, rather than in every worker
     os.environ[PARAMS_ENV] = str(path.resolve())  # what each worker's create_app reads
     own_rate_file = not os.environ.get(RATE_FILE_ENV, "").strip()
+    own_metrics_dir = not os.environ.get(MULTIPROC_ENV, "").strip()
     with tempfile.TemporaryDirectory(prefix="yaksa-serve-") as run_dir:
         if own_rate_file:
             os.environ[RATE_FILE_ENV] = str(Path(run_dir) / "ratelimit.sqlite")
+        if own_metrics_dir:  # before any worker imports prometheus_client: the mode is fixed at import
+            (Path(run_dir) / "metrics").mkdir()
+            os.environ[MULTIPROC_ENV] = str(Path(run_dir) / "metrics")
         try:
+            # uvicorn's access log is off: the service logs each request itself, without the path (serving.observe)
             uvicorn.run("serving.app:create_app", factory=True, host=host, port=port, workers=workers,
-                        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, http=HTTP_PROTOCOL)
+                        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, http=HTTP_PROTOCOL,
+                        log_config=uvicorn_log_config(), access_log=False)
         finally:
             if own_rate_file:
                 del os.environ[RATE_FILE_ENV]  # the file goes with this run
+            if own_metrics_dir:
+                del os.environ[MULTIPROC_ENV]  # the directory too
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -269,7 +269,7 @@ def test_a_500_logs_its_traceback_and_answers_generically(misbehaving: TestClien
     assert failed.status_code == 500 and failed.json() == {"status_code": 500, "detail": "Internal Server Error"}
     [record] = [r for r in records if r.levelno == logging.ERROR]
     assert record.exc_info is not None and record.exc_info[0] is RuntimeError
-    assert "/v1/profile/alice" in record.getMessage()
+    assert "/v1/profile/{user_id}" in record.getMessage() and "alice" not in record.getMessage()  # no user id
 
 
 def test_429_body_and_retry_after_agree(settings: Settings) -> None:
@@ -294,6 +294,6 @@ def test_logs_hold_no_question_answer_or_web_query(client: TestClient, fake_tavi
         web_query = _runner(client).web_queries[-1]
     assert refused.status_code == 400
     logged = "\n".join(r.getMessage() for r in records)
-    assert "turn done for user alice" in logged  # the turn is logged: ids, lengths, versions
+    assert "turn done on bundle" in logged and "alice" not in logged  # lengths and versions, no user id
     for secret in ("010-1234-5678", WITH_PHONE, web_query, events["answer"]["text"], "타이레놀"):
         assert secret not in logged

@@ -10,7 +10,8 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
-from serving.config import HTTP_PROTOCOL, WORKER_HEALTHCHECK_S
+from serving.config import HTTP_PROTOCOL, MULTIPROC_ENV, WORKER_HEALTHCHECK_S
+from serving.logs import uvicorn_log_config
 from yaksa.cli import app
 
 
@@ -24,12 +25,17 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 @pytest.fixture()
 def rate_files(monkeypatch: pytest.MonkeyPatch, uvicorn_calls: list[dict[str, Any]]) -> list[Path]:
-    """The YAKSA_RATE_FILE each recorded `uvicorn.run` would have given its workers."""
+    """The YAKSA_RATE_FILE and the metrics directory each recorded `uvicorn.run` would have given its
+    workers (the directory only while it exists and is empty: a fresh one)."""
     files: list[Path] = []
     monkeypatch.delenv("YAKSA_RATE_FILE", raising=False)
+    monkeypatch.delenv(MULTIPROC_ENV, raising=False)
 
     def run(target: str, **kw: Any) -> None:
         files.append(Path(os.environ["YAKSA_RATE_FILE"]))
+        metrics_dir = Path(os.environ[MULTIPROC_ENV])
+        if metrics_dir.is_dir() and not any(metrics_dir.iterdir()):
+            files.append(metrics_dir)
         uvicorn_calls.append({"target": target, **kw})
 
     monkeypatch.setattr(uvicorn, "run", run)
@@ -44,9 +50,11 @@ def test_serve_uses_yaksa_params(tiny_project: Path, tmp_path: Path, monkeypatch
     assert result.exit_code == 0, result.output
     assert uvicorn_calls == [{"target": "serving.app:create_app", "factory": True, "host": "127.0.0.1",
                               "port": 8123, "workers": 1, "timeout_worker_healthcheck": WORKER_HEALTHCHECK_S,
-                              "http": HTTP_PROTOCOL}]
+                              "http": HTTP_PROTOCOL, "log_config": uvicorn_log_config(), "access_log": False}]
     assert os.environ["YAKSA_PARAMS"] == str((tiny_project / "params.yaml").resolve())
     assert rate_files[0].name == "ratelimit.sqlite" and not rate_files[0].parent.exists()  # one per run, removed
+    assert rate_files[1].parent == rate_files[0].parent  # the metrics directory: fresh, removed with the run
+    assert MULTIPROC_ENV not in os.environ
     assert "YAKSA_RATE_FILE" not in os.environ
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from tavily import AsyncTavilyClient
@@ -33,13 +33,18 @@ log = logging.getLogger(__name__)
 MAX_CONTENT_CHARS = 500  # a reference is a pointer, not a document: keep the event small
 
 
+OK, DISABLED, TIMEOUT, FAILURE = "ok", "disabled", "timeout", "failure"  # WebRefs.outcome
+
+
 @dataclass(frozen=True)
 class WebRefs:
     results: list[dict[str, str]] = field(default_factory=list)
     reason: str | None = None
+    # for the service's metrics, not the client: ok | disabled (no key) | timeout | failure
+    outcome: str = OK
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"results": self.results, "reason": self.reason}
 
 
 def _clean(item: dict[str, Any]) -> dict[str, str] | None:
@@ -61,21 +66,21 @@ async def search_web(query: str, max_results: int = 5, timeout: float = 5.0) -> 
         raise ValueError(f"max_results must be between 1 and 20, got {max_results}")
     api_key = os.environ.get("TAVILY_API_KEY", "").strip()
     if not api_key:
-        return WebRefs(reason="no TAVILY_API_KEY")
+        return WebRefs(reason="no TAVILY_API_KEY", outcome=DISABLED)
     client = AsyncTavilyClient(api_key=api_key, api_base_url=os.environ.get("TAVILY_BASE_URL") or None)
     try:
         response = await asyncio.wait_for(
             client.search(query, max_results=max_results, timeout=timeout), timeout=timeout
         )
     except TimeoutError:
-        return WebRefs(reason=f"timeout after {timeout} s")
+        return WebRefs(reason=f"timeout after {timeout} s", outcome=TIMEOUT)
     except Exception as exc:  # noqa: BLE001 - any client/network failure degrades to "no references"
         log.warning("web search failed: %s", type(exc).__name__)
-        return WebRefs(reason=f"web search failed: {type(exc).__name__}")
+        return WebRefs(reason=f"web search failed: {type(exc).__name__}", outcome=FAILURE)
     finally:
         await client.close()
     items = response.get("results") if isinstance(response, dict) else None
     if not isinstance(items, list):
-        return WebRefs(reason="web search returned no result list")
+        return WebRefs(reason="web search returned no result list", outcome=FAILURE)
     results = [r for r in (_clean(i) for i in items if isinstance(i, dict)) if r][:max_results]
     return WebRefs(results=results)
