@@ -41,8 +41,11 @@ from tasks.build import (
     tokenize_merge,
     tokenize_plan,
 )
-from yaksa.config import BuildParams, Settings, load_settings
+from yaksa.config import BUILD_RUNNERS, BuildParams, Settings, load_settings
+from yaksa.pipeline.build_report import stage_clock
+from yaksa.pipeline.process_pool import threads_per_worker
 from yaksa.pipeline.stages import STAGES
+from yaksa.runtime import WORKER_THREADS_ENV
 
 
 def _finished(futures: Sequence[PrefectFuture[Any]]) -> Iterator[Any]:
@@ -56,15 +59,17 @@ def _finished(futures: Sequence[PrefectFuture[Any]]) -> Iterator[Any]:
 
 
 def _tokenize(settings: Settings) -> dict[str, Any]:
-    plan = tokenize_plan(settings)
-    futures = tokenize_batch.map(unmapped(plan.spec), plan.batches)
-    return tokenize_merge(settings, quote(plan), quote(_finished(futures)))
+    with stage_clock(settings, "tokenize"):  # the whole stages are clocked by run_stage
+        plan = tokenize_plan(settings)
+        futures = tokenize_batch.map(unmapped(plan.spec), plan.batches)
+        return tokenize_merge(settings, quote(plan), quote(_finished(futures)))
 
 
 def _embed(settings: Settings) -> dict[str, Any]:
-    plan = embed_plan(settings)
-    futures = embed_batch.map([spec for spec, _ in plan.work], [batch for _, batch in plan.work])
-    return embed_merge(settings, quote(plan), quote(_finished(futures)))
+    with stage_clock(settings, "embed"):
+        plan = embed_plan(settings)
+        futures = embed_batch.map([spec for spec, _ in plan.work], [batch for _, batch in plan.work])
+        return embed_merge(settings, quote(plan), quote(_finished(futures)))
 
 
 # local: batches one after another in this process (Kiwi and the embedders use every core anyway)
@@ -103,20 +108,23 @@ def build_index(
 
 def task_runner(build: BuildParams) -> TaskRunner:
     """local: the flow's own thread pool; dask: a task per Dask worker thread, on the scheduler at
-    `address` or on a local cluster of `workers` processes started (and stopped) with the flow run."""
+    `address` or on a local cluster of `workers` processes started (and stopped) with the flow run;
+    processes: such a local cluster too (in the flow, Dask is the process pool)."""
     if build.runner == "local":
         return ThreadPoolTaskRunner(max_workers=LOCAL_RUNNER_THREADS)
     from prefect_dask import DaskTaskRunner
 
     if build.address:
         return DaskTaskRunner(address=build.address)
+    workers = build.worker_count
+    threads = str(threads_per_worker(workers))  # each worker's engines on its share of the cores
     return DaskTaskRunner(
         cluster_kwargs={
-            "n_workers": build.workers,
-            "threads_per_worker": 1,  # a model call already uses a worker's core; more threads only contend
+            "n_workers": workers,
+            "threads_per_worker": 1,  # a model call already uses a worker's cores; more threads only contend
             "processes": True,
             "dashboard_address": None,  # no dashboard: a batch build needs none
-            "env": {"PREFECT_API_URL": prefect_api_url()},
+            "env": {"PREFECT_API_URL": prefect_api_url(), WORKER_THREADS_ENV: threads, "OMP_NUM_THREADS": threads},
         }
     )
 
@@ -145,9 +153,9 @@ def main() -> None:
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--skip-synthea", action="store_true", help="reuse data/raw/synthea as it is")
     parser.add_argument("--no-publish", action="store_true")
-    parser.add_argument("--runner", choices=("local", "dask"), help="default: build.runner in params.yaml")
+    parser.add_argument("--runner", choices=BUILD_RUNNERS, help="default: build.runner in params.yaml")
     parser.add_argument("--address", help="Dask scheduler address (tcp://host:8786); implies --runner dask")
-    parser.add_argument("--workers", type=int, help="workers of a local Dask cluster; implies --runner dask")
+    parser.add_argument("--workers", type=int, help="workers of a local cluster (0 = one per core)")
     args = parser.parse_args()
     try:
         build = load_settings(Path(args.params)).build.overridden(args.runner, args.address, args.workers)

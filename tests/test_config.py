@@ -102,7 +102,7 @@ def test_build_runner_defaults_agree_with_params_yaml() -> None:
     [
         ("build: {runner: spark}\n", "build.runner must be one of"),
         ("build: {address: 'tcp://h:8786'}\n", "build.address needs build.runner: dask"),
-        ("build: {runner: dask, workers: 0}\n", "must be >= 1"),
+        ("build: {runner: dask, workers: -1}\n", "must be >= 0"),
         ("build: {embed_batches_per_task: 0}\n", "must be >= 1"),
     ],
 )
@@ -117,12 +117,16 @@ def test_build_flags_override_params_and_refuse_what_would_change_nothing() -> N
     from yaksa.config import BuildParams
 
     base = BuildParams()
+    assert base.runner == "processes" and base.workers == 0  # every core by default
     assert base.overridden(None, None, None) == base
-    assert base.overridden(None, None, 3) == BuildParams(runner="dask", workers=3)
+    assert base.overridden(None, None, 3) == BuildParams(runner="processes", workers=3)
+    assert BuildParams(runner="local").overridden(None, None, 3) == BuildParams(runner="processes", workers=3)
+    assert BuildParams(runner="dask").overridden(None, None, 3) == BuildParams(runner="dask", workers=3)
     assert base.overridden(None, "tcp://h:8786", None) == BuildParams(runner="dask", address="tcp://h:8786")
     remote = BuildParams(runner="dask", address="tcp://h:8786")
     assert remote.overridden("local", None, None) == BuildParams(runner="local", address="")
-    with pytest.raises(ValueError, match="need --runner dask"):
+    assert remote.overridden("processes", None, None) == BuildParams(runner="processes", address="")
+    with pytest.raises(ValueError, match="need --runner processes or dask"):
         base.overridden("local", None, 2)
     with pytest.raises(ValueError, match="has its own workers"):
         base.overridden("dask", "tcp://h:8786", 2)

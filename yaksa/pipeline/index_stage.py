@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.corpus.ingest import read_documents
 from yaksa.index.bundle import CollectionInput, write_bundle
 from yaksa.index.publish import publish
+from yaksa.pipeline.build_report import update_report
 from yaksa.pipeline.embed_stage import embedders_for, group_by_collection, read_embeddings
 from yaksa.pipeline.sanity import check_bundle
 from yaksa.pipeline.tokenize_stage import read_tokens, tokenizer_for
@@ -68,8 +68,6 @@ def run_index(settings: Settings, publish_bundle: bool = True) -> IndexSummary:
         )
     counts = {c.name: len(c.documents) for c in inputs}
     summary = IndexSummary(version, counts, publish_bundle, time.perf_counter() - start)
-    write_json(
-        settings.paths.build_report,
-        {"version": version, "counts": counts, "total": sum(counts.values()), "published": publish_bundle},
-    )
+    update_report(settings.paths.build_report, version=version, counts=counts, total=sum(counts.values()),
+                  published=publish_bundle)
     return summary

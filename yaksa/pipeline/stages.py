@@ -7,12 +7,20 @@ from datetime import date
 from typing import Any
 
 from yaksa.config import Settings
+from yaksa.pipeline.build_report import stage_clock
 
 STAGES: tuple[str, ...] = ("synthea", "ingest", "concepts", "tokenize", "embed", "index", "scope")
 
 
 def run_stage(stage: str, settings: Settings, progress: bool = True, publish: bool = True) -> dict[str, Any]:
-    """Run one stage and return its summary as a plain dict."""
+    """Run one stage, record its wall and CPU time in the build report, and return its summary."""
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
+    with stage_clock(settings, stage):
+        return _run(stage, settings, progress, publish)
+
+
+def _run(stage: str, settings: Settings, progress: bool, publish: bool) -> dict[str, Any]:
     if stage == "synthea":
         from yaksa.corpus.synthea import generate
 

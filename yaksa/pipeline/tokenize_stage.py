@@ -26,6 +26,7 @@ from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
 from yaksa.pipeline.batches import BatchLedger, BatchResultError, TextBatch, plan_batches
+from yaksa.pipeline.process_pool import map_batches
 from yaksa.scope.vocabulary import curated_medical_words
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 from yaksa.text.userdict import DEFAULT_SCORE, UserWord, build_user_words, write_userdict
@@ -168,14 +169,11 @@ def merge_tokens(settings: Settings, plan: TokenizePlan, results: Iterable[Token
 
 
 def run_tokenize(settings: Settings, progress: bool = True) -> TokenizeSummary:
-    """The stage in this process: the same plan, batches and merge a task runner maps (flows/build_index)."""
+    """The stage without Prefect: the same plan, batches and merge a task runner maps (flows/build_index),
+    the batches on every core with `build.runner: processes` (`yaksa.pipeline.process_pool`)."""
     plan = plan_tokenize(settings)
-    batches: Iterable[TextBatch] = plan.batches
-    if progress and plan.batches:
-        from tqdm import tqdm
-
-        batches = tqdm(plan.batches, desc="tokenize", unit="batch")
-    return merge_tokens(settings, plan, (tokenize_batch(plan.spec, b) for b in batches))
+    work = [(plan.spec, b) for b in plan.batches]
+    return merge_tokens(settings, plan, map_batches(settings.build, tokenize_batch, work, progress, "tokenize"))
 
 
 def read_tokens(path: Path, docs: list[Document]) -> list[list[str]]:

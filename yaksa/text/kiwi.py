@@ -13,13 +13,13 @@ analysis runs under a lock, once, before any caller sees the analyser.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from yaksa.runtime import engine_threads
 from yaksa.text.filters import (
     RULES_VERSION,
     base_tag,
@@ -58,7 +58,7 @@ class KiwiTokenizer:
         self._keep = frozenset(self._pos)
         self._version = f"{kiwipiepy.__version__}+rules{RULES_VERSION}"
         # Batch analysis needs at least one worker thread (num_workers=0 disables it).
-        workers = num_workers if num_workers is not None else max(1, os.cpu_count() or 1)
+        workers = num_workers if num_workers is not None else engine_threads()
         self._kiwi = kiwipiepy.Kiwi(num_workers=workers)
         self._userdict_hash = ""
         if userdict_path is not None:
