@@ -45,18 +45,20 @@ class Answer:
 
 
 @contextmanager
-def yaksa_serve(params: Path, log: Path) -> Iterator[str]:
-    """`yaksa serve --workers 2` on a free port; its log goes to `log` (a pipe nobody reads would fill)."""
+def yaksa_serve(params: Path, log: Path, workers: int = WORKERS, cwd: Path = REPO,
+                extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """`yaksa serve --workers 2` on a free port, run in `cwd` with `extra_env` added to the environment; its
+    log goes to `log` (a pipe nobody reads would fill)."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
     env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "YAKSA_API_KEYS": "", "YAKSA_ADMIN_KEY": "",
-           "YAKSA_FOLLOW_SECONDS": "0.5"}
-    cmd = [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--workers", str(WORKERS),
+           "YAKSA_FOLLOW_SECONDS": "0.5", **(extra_env or {})}
+    cmd = [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--workers", str(workers),
            "--port", str(port), "--params", str(params)]
     with log.open("w", encoding="utf-8") as out:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             yield f"http://127.0.0.1:{port}"
         except BaseException:
@@ -71,11 +73,11 @@ def yaksa_serve(params: Path, log: Path) -> Iterator[str]:
                 proc.wait()
 
 
-def ready_workers(url: str, version: str) -> set[str]:
+def ready_workers(url: str, version: str, workers: int = WORKERS) -> set[str]:
     """Poll /readyz over new connections until every worker has answered ready on `version`."""
     seen: set[str] = set()
     deadline = time.monotonic() + START_LIMIT_S
-    while len(seen) < WORKERS:
+    while len(seen) < workers:
         assert time.monotonic() < deadline, f"only workers {seen} became ready"
         try:
             response = httpx.get(url + "/readyz", headers=CLOSE, timeout=10)
