@@ -125,9 +125,6 @@ def create_app(
     install_request_id_records()
     settings = settings or load_settings(params_path())
     config = config or load_serving_config()
-    if config.open_mode:
-        log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients, loopback Host names "
-                    "and same-origin requests only")
     holder = RuntimeHolder(settings, runner_factory or default_runner_factory)
     follower = CurrentFollower(holder, config.follow_seconds) if config.follow_seconds > 0 else None
     v1 = Router(
@@ -172,4 +169,7 @@ def create_app(
         logging_config=service_logging_config(),
     )
     app.asgi_handler = RequestObserver(app.asgi_handler)  # every response, unmatched routes too (serving.observe)
+    if config.open_mode:  # once the app's logging is set up, so it is a JSON line like the others
+        log.warning("no YAKSA_API_KEYS set: open mode, serving loopback clients, loopback Host names "
+                    "and same-origin requests only")
     return app

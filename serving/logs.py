@@ -33,6 +33,8 @@ from typing import Any
 
 from litestar.logging.config import LoggingConfig
 
+from serving.headers import worker_id
+
 ACCESS_LOGGER = "uvicorn.access"
 SERVICE_ACCESS_LOGGER = "serving.access"   # the service's own access line: route template, request id
 QUERY_OMITTED = "?[query omitted]"
@@ -110,8 +112,6 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per record (see the module docstring)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from serving.headers import worker_id  # here: serving.headers is not needed to import this module
-
         entry: dict[str, Any] = {
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,

@@ -102,7 +102,7 @@ class LoggingRunner(FakeRunner):
 
 
 def test_a_turn_logs_json_lines_under_its_request_id_without_question_or_user(settings: Settings) -> None:
-    factory = lambda loaded, s: LoggingRunner(loaded, s, {})  # noqa: E731
+    factory = lambda loaded, s: LoggingRunner(loaded, s, {})
     with serving_client(settings, factory) as client, json_lines("serving") as lines:
         chat = client.post("/v1/chat", json={"question": QUESTION, "user_id": "alice", "web": False},
                            headers={**ALICE, REQUEST_ID_HEADER: "req-chat-1"})

@@ -1,8 +1,11 @@
 """Two real workers (`yaksa serve --workers 2`, the production agent) under load across a publish and a
-rollback: no request fails, and each worker answers from the new version within 2 s of the switch."""
+rollback: no request fails, and each worker answers from the new version within 2 s of the switch;
+afterwards one worker's GET /metrics counts both workers' requests and bundles, and the JSON log holds
+no question and no user id."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -17,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from serving.headers import BUNDLE_HEADER, WORKER_HEADER
 from tests.serving.conftest import copy_version
@@ -181,6 +185,7 @@ def test_two_workers_follow_a_publish_and_a_rollback_under_load(tiny_copy: Path)
             switched = time.monotonic()
             rollback_lag = load.swap_lag(workers, first, switched)
             time.sleep(1)
+        scraped = scrape_all(url, load)
         print(f"swap lag per worker: publish {publish_lag}, rollback {rollback_lag}; "
               f"{load.counts} answered")  # the README's figures (pytest -s)
     assert not load.failures, load.failures[:5]
@@ -188,3 +193,38 @@ def test_two_workers_follow_a_publish_and_a_rollback_under_load(tiny_copy: Path)
     assert {a.worker for a in load.answers} == workers
     assert max(publish_lag.values()) <= SWAP_LIMIT_S and max(rollback_lag.values()) <= SWAP_LIMIT_S, \
         (publish_lag, rollback_lag)
+    assert_metrics_and_logs(scraped, load, workers, first, (tiny_copy / "serve.log").read_text("utf-8"))
+
+
+def scrape_all(url: str, load: Load) -> dict[tuple[str, frozenset], float]:
+    """GET /metrics from one worker once it reports every request the load made (the last ones are
+    counted just after their response's last byte, so a scrape may be a moment early)."""
+    deadline = time.monotonic() + 10
+    while True:
+        response = httpx.get(url + "/metrics", headers=CLOSE, timeout=10)
+        assert response.status_code == 200, response.text  # open mode: a loopback client may scrape
+        samples = {(s.name, frozenset(s.labels.items())): s.value
+                   for family in text_string_to_metric_families(response.text) for s in family.samples}
+        searches = sum(v for (n, labels), v in samples.items() if n == "yaksa_http_requests_total"
+                       and ("route", "/v1/search") in labels and ("status", "200") in labels)
+        if searches >= load.counts["search"] or time.monotonic() > deadline:
+            return samples
+        time.sleep(0.2)
+
+
+def assert_metrics_and_logs(samples: dict, load: Load, workers: set[str], version: str, log: str) -> None:
+    """One worker's /metrics counts both workers' requests and names both workers' bundles; the JSON log
+    holds no question and no user id."""
+    def total(name: str, **labels: str) -> float:
+        return sum(v for (n, got), v in samples.items() if n == name and set(labels.items()) <= got)
+
+    assert total("yaksa_http_requests_total", route="/v1/search", status="200") == load.counts["search"]
+    assert total("yaksa_turns_total", outcome="answered") + total("yaksa_turns_total", outcome="blocked") \
+        == load.counts["chat"]
+    serving = {dict(labels)["worker"] for (n, labels), v in samples.items()
+               if n == "yaksa_bundle_info" and v == 1 and dict(labels)["version"] == version}
+    assert serving == workers  # both workers, back on the rolled-back version
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    assert any(e["logger"] == "serving.access" and e["route"] == "/v1/search" for e in lines)
+    for secret in (*QUESTIONS, "load-"):  # the questions and the load's user ids
+        assert secret not in log, secret
