@@ -38,6 +38,7 @@ from typing import Any
 import anyio
 from litestar.exceptions import ValidationException
 
+from serving import metrics
 from serving.concurrency import Admission, cancel_on_disconnect
 from serving.runtime import Runtime, RuntimeHolder
 from serving.turns import Event, check_admission, stopped_payload
@@ -138,6 +139,7 @@ async def _events(runtime: Runtime, case: Case, queue: asyncio.Queue[Event], run
         yield ERROR, {"status_code": 500, "detail": FAILED_DETAIL}
         return
     result = _jsonable({**run_task.result(), "version": runtime.version})
+    metrics.observe_llm_calls((result.get("trace") or {}).get("llm"))  # its LLM steps, for GET /metrics
     elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
     log.info("critique done on bundle %s: case %d chars, mode %s, %d internal, %d external, verdict %s, %.1f ms",
              runtime.version, len(case.text), result.get("retrieval_mode"), len(result.get("internal") or []),

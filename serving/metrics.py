@@ -9,7 +9,8 @@ What is counted, and from where:
                                                      the node's visits), from the turn's trace
     yaksa_scope_decisions_total{decision}            the scope node's verdict of each turn
     yaksa_cache_lookups_total{result}                response-cache lookups (hit | miss)
-    yaksa_llm_calls_total{role,outcome}              LLM steps of a turn: ok | fallback | failure | offline
+    yaksa_llm_calls_total{role,outcome}              LLM steps of a turn or a critique (`serving.critique`):
+                                                     ok | fallback | failure | offline
     yaksa_web_searches_total{outcome}                web-reference searches (`serving.webrefs`)
     yaksa_bundle_info{version,worker}                1 for the bundle a worker serves, 0 once it swapped away
 
@@ -36,7 +37,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from glob import glob
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,8 @@ NODE_SECONDS = Histogram("yaksa_node_seconds", "Seconds one turn spent in one ag
                          ["node"], buckets=NODE_BUCKETS)
 SCOPE_DECISIONS = Counter("yaksa_scope_decisions", "The scope node's decision on each chat turn", ["decision"])
 CACHE_LOOKUPS = Counter("yaksa_cache_lookups", "Response-cache lookups by result", ["result"])
-LLM_CALLS = Counter("yaksa_llm_calls", "LLM steps of chat turns by role and outcome", ["role", "outcome"])
+LLM_CALLS = Counter("yaksa_llm_calls", "LLM steps of chat turns and critiques by role and outcome",
+                    ["role", "outcome"])
 WEB_SEARCHES = Counter("yaksa_web_searches", "Web-reference searches by outcome", ["outcome"])
 BUNDLE_INFO = Gauge("yaksa_bundle_info", "1 for the bundle version a worker serves, 0 once it swapped away",
                     ["version", "worker"], multiprocess_mode="livemax")
@@ -142,10 +144,12 @@ def llm_outcome(call: Mapping[str, Any]) -> str:
     return LLM_FALLBACK if call.get("fallback") else LLM_FAILURE
 
 
-def _llm_calls(trace: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
-    ledger = trace.get("llm_calls")
+def observe_llm_calls(ledger: Any) -> None:
+    """Count the steps of a `UsageLedger.to_json()` (a turn's `llm_calls`, a critique's `llm`)."""
     calls = ledger.get("calls") if isinstance(ledger, Mapping) else None
-    return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, Mapping):
+            LLM_CALLS.labels(_name(call.get("role")), llm_outcome(call)).inc()
 
 
 def observe_turn(outcome: str, seconds: float, trace: Mapping[str, Any] | None = None) -> None:
@@ -167,8 +171,7 @@ def observe_turn(outcome: str, seconds: float, trace: Mapping[str, Any] | None =
     cache = trace.get("cache")
     if isinstance(cache, Mapping) and "hit" in cache:  # "off" / "statement": no lookup was made
         CACHE_LOOKUPS.labels("hit" if cache["hit"] else "miss").inc()
-    for call in _llm_calls(trace):
-        LLM_CALLS.labels(_name(call.get("role")), llm_outcome(call)).inc()
+    observe_llm_calls(trace.get("llm_calls"))
 
 
 def observe_web_search(outcome: str) -> None:

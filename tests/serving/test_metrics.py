@@ -24,6 +24,7 @@ from serving.headers import WORKER_HEADER
 from serving.logs import REQUEST_ID_HEADER
 from tests.serving.conftest import ADMIN, ALICE, OPS, copy_version, live_server, serving_client, sse_events
 from tests.serving.fakes import fake_factory
+from tests.serving.test_critique import PE_CASE
 from yaksa.agent.runtime import build_runner
 from yaksa.config import Settings, load_settings
 from yaksa.index.layout import current_version
@@ -144,6 +145,17 @@ def test_web_searches_are_counted(client: TestClient, monkeypatch: pytest.Monkey
     after = scrape(client)
     assert moved(before, after, "yaksa_web_searches_total", outcome="disabled") == 1
     assert moved(before, after, "yaksa_turns_total", outcome="answered") == 1
+
+
+def test_a_critiques_llm_steps_are_counted(client: TestClient) -> None:
+    before = scrape(client)
+    response = client.post("/v1/critique", json={"case": PE_CASE, "stream": False}, headers=ALICE)
+    after = scrape(client)
+    assert response.status_code == 200, response.text
+    calls = response.json()["trace"]["llm"]["calls"]
+    assert {c["role"] for c in calls} >= {"analyst", "critic"}, calls
+    for role in {c["role"] for c in calls}:
+        assert moved(before, after, "yaksa_llm_calls_total", role=role) == sum(c["role"] == role for c in calls)
 
 
 # the production agent: what its traces say reaches the metrics ------------------------------------
