@@ -644,7 +644,9 @@ def serve(
     buckets through one SQLite file (`$YAKSA_RATE_FILE`, else a fresh one in a temporary directory
     removed at exit), so N workers still allow each key its limit once, and their metrics through one
     directory (`$PROMETHEUS_MULTIPROC_DIR`, else a fresh one there), so GET /metrics on any worker
-    reports all of them. Logs are JSON lines on stderr (serving.logs).
+    reports all of them. Logs are JSON lines on stderr (serving.logs). With `$YAKSA_DATABASE_URL` the
+    rate-limit buckets, profiles, history and response cache live in that PostgreSQL database instead
+    of this host's files, shared with every host that names it (README: One host or several).
     """
     import os
     import tempfile
@@ -660,6 +662,7 @@ def serve(
         params_path,
     )
     from serving.logs import uvicorn_log_config
+    from yaksa.store import database_url
 
     try:
         path = params_path(params)
@@ -667,8 +670,13 @@ def serve(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     _settings(path)  # fail here, with a clear message, rather than in every worker
+    try:
+        shared = database_url() is not None
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     os.environ[PARAMS_ENV] = str(path.resolve())  # what each worker's create_app reads
-    own_rate_file = not os.environ.get(RATE_FILE_ENV, "").strip()
+    own_rate_file = not shared and not os.environ.get(RATE_FILE_ENV, "").strip()
     own_metrics_dir = not os.environ.get(MULTIPROC_ENV, "").strip()
     with tempfile.TemporaryDirectory(prefix="yaksa-serve-") as run_dir:
         if own_rate_file:
@@ -686,6 +694,38 @@ def serve(
                 del os.environ[RATE_FILE_ENV]  # the file goes with this run
             if own_metrics_dir:
                 del os.environ[MULTIPROC_ENV]  # the directory too
+
+
+db_app = typer.Typer(no_args_is_help=True, help="The shared PostgreSQL store ($YAKSA_DATABASE_URL).")
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply the schema migrations this code ships to the database `$YAKSA_DATABASE_URL` names.
+
+    Every server applies them itself when it starts (`yaksa.store.postgres`); this is for applying
+    them before a rollout, as a step of its own. Prints each migration applied (none: up to date).
+    """
+    import psycopg
+
+    from yaksa.store import DATABASE_URL_ENV, database_url
+    from yaksa.store.postgres import POOL_TIMEOUT_S, upgrade
+
+    try:
+        url = database_url()
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if url is None:
+        typer.echo(f"error: {DATABASE_URL_ENV} is not set (the SQLite files need no upgrade)", err=True)
+        raise typer.Exit(2)
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=int(POOL_TIMEOUT_S)) as con:
+            applied = upgrade(con)
+    except (psycopg.Error, RuntimeError) as exc:
+        _fail(exc)
+    typer.echo("\n".join(f"applied {name}" for name in applied) or "schema up to date")
 
 
 def main() -> None:  # pragma: no cover - console entry point
