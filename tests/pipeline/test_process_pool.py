@@ -113,3 +113,42 @@ def test_a_pool_of_two_builds_the_serial_bundle(tiny_project: Path, tmp_path: Pa
         assert set(stages) == {"tokenize", "embed"}
         assert stages["embed"]["runner"] == runner and stages["embed"]["workers"] == workers
         assert stages["embed"]["seconds"] > 0 and stages["embed"]["cpu_seconds"] > 0
+
+
+def test_workers_die_with_a_killed_driver(tmp_path: Path) -> None:
+    """SIGKILL of the driver (an OOM kill, a cancelled CI job) takes its workers with it, mid-batch."""
+    import signal
+    import subprocess
+    import sys
+
+    import psutil
+
+    repo = Path(__file__).resolve().parents[2]
+    script = tmp_path / "driver.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(repo)!r})\n"
+        "from tests.pipeline.test_process_pool import POOL, burn\n"
+        "from yaksa.pipeline.process_pool import map_batches\n"
+        "if __name__ == '__main__':  # spawn imports the main module again\n"
+        "    list(map_batches(POOL, burn, [(120.0,)] * 2))\n", "utf-8")
+    driver = subprocess.Popen([sys.executable, str(script)])
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[psutil.Process] = []
+        while time.monotonic() < deadline and not (
+                len(workers) == 2 and all(w.cpu_times().user > 1.0 for w in workers)):  # both mid-batch
+            time.sleep(0.2)
+            workers = [c for c in psutil.Process(driver.pid).children(recursive=True)
+                       if "spawn_main" in " ".join(c.cmdline())]
+        assert len(workers) == 2, "the pool did not start"
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(10)
+        _, alive = psutil.wait_procs(workers, timeout=15)
+        assert not alive, f"workers outlived their driver: {[p.pid for p in alive]}"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        for child in psutil.Process().children(recursive=True):
+            if "spawn_main" in " ".join(child.cmdline()):
+                child.kill()
