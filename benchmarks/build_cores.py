@@ -29,13 +29,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from yaksa.config import BuildParams, load_settings  # noqa: E402
-from yaksa.corpus.ingest import read_documents  # noqa: E402
-from yaksa.pipeline.batches import plan_batches  # noqa: E402
-from yaksa.pipeline.build_report import cpu_seconds  # noqa: E402
-from yaksa.pipeline.embed_stage import embed_batch, group_by_collection, spec_for  # noqa: E402
-from yaksa.pipeline.process_pool import map_batches  # noqa: E402
-from yaksa.pipeline.tokenize_stage import TokenizerSpec, tokenize_batch  # noqa: E402
+from yaksa.config import BuildParams, load_settings
+from yaksa.corpus.ingest import read_documents
+from yaksa.pipeline.batches import plan_batches
+from yaksa.pipeline.build_report import cpu_seconds
+from yaksa.pipeline.embed_stage import embed_batch, group_by_collection, spec_for
+from yaksa.pipeline.process_pool import map_batches
+from yaksa.pipeline.tokenize_stage import TokenizerSpec, tokenize_batch
 
 
 def _run(build: BuildParams, fn: Any, work: list[tuple[Any, ...]]) -> tuple[float, float, list[Any]]:

@@ -1,0 +1,106 @@
+"""Swap lag and memory per worker: `yaksa serve --workers N` on the published bundle, under load,
+across a publish and a rollback.
+
+    .venv/bin/python benchmarks/swap.py --params params.yaml --out benchmarks/measured/swap.json
+
+Publishes a copy of the current version (same files under a new version name: a swap depends only on
+what CURRENT names), measures for each worker the seconds from the switch until it answered from the
+new version, rolls back and measures again, and reads each worker's memory (RSS, and PSS: the pages
+it shares with the other workers counted once between them) before the publish and after the
+rollback. Clients on /v1/search and /v1/chat run throughout; any failed request is reported. The
+copy is removed and CURRENT restored at the end. The machine's load is recorded: a swap is CPU work,
+and other work on the cores lengthens it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import psutil
+
+from tests.serving.conftest import copy_version
+from tests.serving.test_workers import Load, ready_workers, yaksa_serve
+from yaksa.config import load_settings
+from yaksa.index.layout import current_version
+from yaksa.index.publish import publish
+
+
+def worker_memory(url_port: int) -> dict[str, dict[str, float]]:
+    """MB of RSS and PSS of each process listening on the server's port (the uvicorn workers)."""
+    out: dict[str, dict[str, float]] = {}
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        try:
+            if "multiprocessing" not in " ".join(proc.info["cmdline"] or []) and \
+                    "yaksa" not in " ".join(proc.info["cmdline"] or []):
+                continue
+            if not any(c.laddr and c.laddr.port == url_port for c in proc.net_connections(kind="tcp")):
+                continue
+            mem = proc.memory_full_info()
+            out[str(proc.pid)] = {"rss_mb": round(mem.rss / 2**20, 1), "pss_mb": round(mem.pss / 2**20, 1)}
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--params", default=str(ROOT / "params.yaml"))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+
+    params = Path(args.params).resolve()
+    indexes = load_settings(params).paths.indexes
+    first = current_version(indexes)
+    if first is None:
+        parser.error(f"{indexes}: nothing published")
+    second = copy_version(indexes, first, f"{first}-swapcopy")
+    report: dict[str, Any] = {"bundle": first, "workers": args.workers, "cores": os.cpu_count()}
+    log = Path(ROOT / "reports" / "swap-serve.log")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with yaksa_serve(params, log, workers=args.workers) as url:
+            started = time.monotonic()
+            workers = ready_workers(url, first, args.workers)
+            report["start_seconds"] = round(time.monotonic() - started, 1)
+            port = int(url.rsplit(":", 1)[1])
+            with Load(url, clients=args.clients) as load:
+                time.sleep(3)
+                report["memory_before"] = worker_memory(port)
+                report["load_average_before"] = os.getloadavg()
+                publish(indexes, second)
+                switched = time.monotonic()
+                report["publish_lag_s"] = load.swap_lag(workers, second, switched)
+                time.sleep(2)
+                publish(indexes, first)
+                switched = time.monotonic()
+                report["rollback_lag_s"] = load.swap_lag(workers, first, switched)
+                time.sleep(3)
+                report["memory_after"] = worker_memory(port)
+                report["load_average_after"] = os.getloadavg()
+            report["answered"] = dict(load.counts)
+            report["failures"] = load.failures[:10]
+            report["failed"] = len(load.failures)
+    finally:
+        if current_version(indexes) != first:
+            publish(indexes, first)
+        shutil.rmtree(indexes / second, ignore_errors=True)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", "utf-8")
+
+
+if __name__ == "__main__":
+    main()
