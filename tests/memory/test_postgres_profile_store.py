@@ -157,3 +157,13 @@ def test_postgres_database_url_setting() -> None:
 def test_postgres_user_lock_keys_are_distinct_and_carry_no_id() -> None:
     keys = {user_lock_key(USER_LOCK_SPACE, f"u{i}") for i in range(1000)}
     assert len(keys) == 1000 and all(-(2 ** 63) <= k < 2 ** 63 for k in keys)
+
+
+def test_postgres_only_an_erasure_waits_for_its_commit_to_reach_disk(postgres_url: str) -> None:
+    db = PostgresProfileDB(postgres_url)
+    with db.write(user="u1") as con:
+        assert con.execute("SHOW synchronous_commit").fetchone() == ("off",)
+    with db.write(durable=True, user="u1") as con:
+        assert con.execute("SHOW synchronous_commit").fetchone() == ("on",)
+    with db.read() as con:
+        assert con.execute("SHOW synchronous_commit").fetchone() == ("off",)   # SET LOCAL: that transaction only

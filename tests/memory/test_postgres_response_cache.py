@@ -45,6 +45,8 @@ def test_postgres_cache_entries_are_shared_and_an_erasure_reaches_every_host(pos
     assert put(dave_host, DAVE, owner="dave") is False            # identifiers: never stored
     assert put(dave_host, medical, owner="dave")
     assert erin_host.lookup(medical, V1, SCOPE) is not None        # stored on one host, served by another
+    assert put(dave_host, medical, answer("다시 쓴 답"), owner="dave")   # the same question again: replaced
+    assert erin_host.lookup(medical, V1, SCOPE).answer["answer"] == "다시 쓴 답" and len(erin_host) == 1
     script = textwrap.dedent(f"""
         from tests.memory.test_response_cache import no_entities, random_vector
         from yaksa.store.cache import PostgresResponseCache

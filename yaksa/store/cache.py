@@ -43,7 +43,14 @@ from yaksa.memory.response_cache import DEFAULT_TTL_S, ResponseCache, _Entry
 from yaksa.store import postgres
 
 log = logging.getLogger(__name__)
-_ROWS = "SELECT id, entry, vector FROM cache_entries WHERE bundle_version = %s AND id > %s ORDER BY id"
+# One round trip per lookup: the state, and the bundle's rows this process lacks: those above the
+# newest it holds, or all of them when `removals` moved (module doc). `FOR UPDATE` (stores) locks it.
+_SYNC = """
+SELECT s.removals, s.salt, e.id, e.entry, e.vector FROM cache_state s
+LEFT JOIN cache_entries e ON e.bundle_version = %(bundle)s
+    AND e.id > CASE WHEN s.removals = %(removals)s AND s.salt = %(salt)s THEN %(newest)s ELSE 0 END
+ORDER BY e.id
+"""
 
 
 class PostgresResponseCache(ResponseCache):
@@ -82,9 +89,10 @@ class PostgresResponseCache(ResponseCache):
                                            vector, polarity, entities)
                     if removed:
                         con.execute("UPDATE cache_state SET removals = removals + 1")
-            finally:
-                self._removals = None   # reload the committed state (or nothing, after a failure)
-            self._use(bundle_version)
+            except BaseException:
+                self._removals = None   # reload the committed state at the next lookup
+                raise
+        # the new row (and any removal) reaches this process's copy at its next lookup, as any host's
         return True
 
     def owned_by(self, user_id: str) -> int:
@@ -94,10 +102,12 @@ class PostgresResponseCache(ResponseCache):
             return int(con.execute("SELECT count(*) FROM cache_entries WHERE owner = %s", [uid]).fetchone()[0])
 
     def forget_user(self, user_id: str) -> int:
-        """Erase every entry `user_id` created, of every bundle, for every host (module doc); how many."""
+        """Erase every entry `user_id` created, of every bundle, for every host (module doc); how many.
+        The commit waits until it is on disk (`postgres.durable`): an erasure never comes back."""
         uid = validate_user_id(user_id)
         with self._lock:
             with postgres.connection(self.url) as con, con.transaction():
+                postgres.durable(con)
                 con.execute("SELECT 1 FROM cache_state FOR UPDATE")
                 erased = con.execute("DELETE FROM cache_entries WHERE owner = %s", [uid]).rowcount
                 if erased:
@@ -121,14 +131,16 @@ class PostgresResponseCache(ResponseCache):
         first_of_bundle = not self._entries
         entry = _Entry(self._entry_id(query), copy.deepcopy(answer), polarity, entities, owner, scope,
                        0, signature(query, self._salt), now)
-        # the same question's older entry, expired rows, rows of another vector dimension
+        # expired rows and rows of another vector dimension go; the same question's entry is replaced
+        # under a new id, so every process's next lookup fetches it and drops the one it held (`_sync`)
         removed = con.execute(
-            "DELETE FROM cache_entries WHERE bundle_version = %s AND (entry_id = %s OR stored_at < %s "
-            "OR length(vector) <> %s)",
-            [bundle_version, entry.entry_id, now - self.ttl_s, 4 * vector.shape[0]]).rowcount
+            "DELETE FROM cache_entries WHERE bundle_version = %s AND (stored_at < %s OR length(vector) <> %s)",
+            [bundle_version, now - self.ttl_s, 4 * vector.shape[0]]).rowcount
         con.execute(
             "INSERT INTO cache_entries (bundle_version, entry_id, owner, entry, vector, stored_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (bundle_version, entry_id) DO UPDATE SET "
+            "id = nextval(pg_get_serial_sequence('cache_entries', 'id')), owner = excluded.owner, "
+            "entry = excluded.entry, vector = excluded.vector, stored_at = excluded.stored_at",
             [bundle_version, entry.entry_id, owner, json.dumps(entry.to_json(), ensure_ascii=False),
              np.ascontiguousarray(vector, dtype=np.float32).tobytes(), now])
         kept = [(e.last_used, rid) for e, rid in zip(self._entries, self._ids, strict=True)
@@ -152,32 +164,41 @@ class PostgresResponseCache(ResponseCache):
             if self._entries:
                 log.info("response cache: bundle %s -> %s", self._version, bundle_version)
             self._version, self._removals = bundle_version, None
-        removals, salt = con.execute("SELECT removals, salt FROM cache_state").fetchone()
+        rows = con.execute(_SYNC, {"bundle": bundle_version, "removals": self._removals, "salt": self._salt,
+                                   "newest": self._newest}).fetchall()
+        removals, salt = rows[0][0], rows[0][1]
         if removals != self._removals or salt != self._salt:
             recency = {e.entry_id: e.last_used for e in self._entries}
             self._set_entries([], np.zeros((0, 0), dtype=np.float32))
             self._ids, self._newest, self._salt, self._removals = [], 0, salt, removals
         else:
             recency = {}
-        rows = con.execute(_ROWS, [bundle_version, self._newest]).fetchall()
+        rows = [row for row in rows if row[2] is not None]
         if not rows:
             return
-        entries, ids, vectors = list(self._entries), list(self._ids), [self._vectors] if self._entries else []
-        for rid, data, blob in rows:
+        entries, ids = list(self._entries), list(self._ids)
+        vectors = list(self._vectors) if self._entries else []
+        held = {e.entry_id: i for i, e in enumerate(entries)}
+        for _, _, rid, data, blob in rows:
             try:
                 entry = _Entry.from_json(json.loads(data))
                 vector = np.frombuffer(blob, dtype=np.float32)
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning("response cache: row %d is unreadable (%s); skipped", rid, exc)
                 continue
-            if vectors and vector.shape[0] != vectors[0].shape[-1]:
+            if vectors and vector.shape[0] != vectors[0].shape[0]:
                 log.warning("response cache: row %d has another vector dimension; skipped", rid)
                 continue
             entry.last_used = max(rid, recency.get(entry.entry_id, 0))
-            entries.append(entry)
-            ids.append(rid)
-            vectors.append(vector[None, :])
-        self._newest = max(self._newest, rows[-1][0])
+            if entry.entry_id in held:        # the same question stored again (`_insert`): replaced
+                i = held[entry.entry_id]
+                entries[i], ids[i], vectors[i] = entry, rid, vector
+            else:
+                held[entry.entry_id] = len(entries)
+                entries.append(entry)
+                ids.append(rid)
+                vectors.append(vector)
+        self._newest = max(self._newest, rows[-1][2])
         self._clock = max(self._clock, self._newest)
         if entries:
             self._set_entries(entries, np.vstack(vectors))

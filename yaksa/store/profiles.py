@@ -11,9 +11,9 @@ transaction first takes `pg_advisory_xact_lock` on the user (released at commit)
 either commits before `forget` deletes, or reads the bumped epoch and writes nothing, on whichever
 host each runs. Writes of different users never wait on each other.
 
-Durability: every commit is on disk (`synchronous_commit` on, PostgreSQL's default), erasures
-included. After an erasure `checkpoint` runs `VACUUM` on the two tables, so the erased rows' dead
-tuples are pruned from the table files now rather than whenever autovacuum comes by (best effort:
+Durability: an erasure's commit waits until it is on disk; other commits do not wait for their
+WAL flush (`yaksa.store.postgres.durable`: the same trade as SQLite's). After an erasure
+`checkpoint` runs `VACUUM` on the two tables, so the erased rows' dead tuples are pruned from the table files now rather than whenever autovacuum comes by (best effort:
 PostgreSQL's WAL keeps them until it recycles its segments, as SQLite's did until a checkpoint).
 """
 
@@ -63,8 +63,11 @@ class PostgresProfileDB:
 
     @contextmanager
     def write(self, durable: bool = False, user: str | None = None) -> Iterator[_Translated]:
-        """One transaction holding `user`'s advisory lock (module doc); every commit is durable."""
+        """One transaction holding `user`'s advisory lock (module doc); `durable`: its commit waits
+        until it is on disk (`postgres.durable`)."""
         with postgres.connection(self.url) as con, con.transaction():
+            if durable:
+                postgres.durable(con)
             if user is not None:
                 con.execute("SELECT pg_advisory_xact_lock(%s)", [user_lock_key(USER_LOCK_SPACE, user)])
             yield _Translated(con)
