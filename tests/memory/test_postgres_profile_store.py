@@ -167,3 +167,15 @@ def test_postgres_only_an_erasure_waits_for_its_commit_to_reach_disk(postgres_ur
         assert con.execute("SHOW synchronous_commit").fetchone() == ("on",)
     with db.read() as con:
         assert con.execute("SHOW synchronous_commit").fetchone() == ("off",)   # SET LOCAL: that transaction only
+
+
+def test_postgres_a_failed_write_leaves_nothing_and_the_connection_usable(store: ProfileStore,
+                                                                          postgres_url: str) -> None:
+    db = PostgresProfileDB(postgres_url)
+    with pytest.raises(RuntimeError, match="midway"), db.write(user="u1") as con:
+        con.execute("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
+                    ["row-1", "u1", "symptoms", "두통", '{"slot_type": "symptoms", "name": "두통"}', T0.timestamp()])
+        raise RuntimeError("midway")
+    with db.read() as con:
+        assert con.execute("SELECT count(*) FROM profile_items").fetchone() == (0,)
+    assert store.add("u1", [SlotItem("symptoms", "기침")], at=T0) == 1   # the pooled connections still work

@@ -43,8 +43,9 @@ from yaksa.memory.response_cache import DEFAULT_TTL_S, ResponseCache, _Entry
 from yaksa.store import postgres
 
 log = logging.getLogger(__name__)
+_LOCK = "SELECT 1 FROM cache_state FOR UPDATE"   # every mutation of the cache, on every host, takes it first
 # One round trip per lookup: the state, and the bundle's rows this process lacks: those above the
-# newest it holds, or all of them when `removals` moved (module doc). `FOR UPDATE` (stores) locks it.
+# newest it holds, or all of them when `removals` moved (module doc).
 _SYNC = """
 SELECT s.removals, s.salt, e.id, e.entry, e.vector FROM cache_state s
 LEFT JOIN cache_entries e ON e.bundle_version = %(bundle)s
@@ -79,8 +80,7 @@ class PostgresResponseCache(ResponseCache):
         owner, scope, (vector, polarity, entities) = admitted
         with self._lock:
             try:
-                with postgres.connection(self.url) as con, con.transaction():
-                    con.execute("SELECT 1 FROM cache_state FOR UPDATE")
+                with postgres.connection(self.url) as con, postgres.transaction(con, _LOCK):
                     if still_current is not None and not still_current():
                         log.info("response cache: not stored (the owner's profile was erased during the turn)")
                         return False
@@ -106,9 +106,7 @@ class PostgresResponseCache(ResponseCache):
         The commit waits until it is on disk (`postgres.durable`): an erasure never comes back."""
         uid = validate_user_id(user_id)
         with self._lock:
-            with postgres.connection(self.url) as con, con.transaction():
-                postgres.durable(con)
-                con.execute("SELECT 1 FROM cache_state FOR UPDATE")
+            with postgres.connection(self.url) as con, postgres.transaction(con, postgres.DURABLE, _LOCK):
                 erased = con.execute("DELETE FROM cache_entries WHERE owner = %s", [uid]).rowcount
                 if erased:
                     con.execute("UPDATE cache_state SET removals = removals + 1")

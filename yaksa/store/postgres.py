@@ -87,6 +87,30 @@ def _configure(con: psycopg.Connection) -> None:
     con.execute("SET jit = off")
 
 
+@contextmanager
+def transaction(con: psycopg.Connection, *first: str) -> Iterator[psycopg.Connection]:
+    """A transaction on `con` whose BEGIN goes to the server with the `first` statements (constant SQL,
+    no parameters) as one message: one round trip fewer than BEGIN and then each of them, of the
+    five to seven a write costs. COMMIT at the end, ROLLBACK on an error; inside a transaction the
+    thread already holds (`connection` is re-entrant), a savepoint instead."""
+    if con.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        with con.transaction():
+            for statement in first:
+                con.execute(statement)
+            yield con
+        return
+    con.execute("; ".join(("BEGIN", *first)))
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+DURABLE = "SET LOCAL synchronous_commit = on"   # `durable`, as a statement for `transaction`
+
+
 def durable(con: psycopg.Connection) -> None:
     """Make the open transaction's commit wait until it is on disk: for erasures only.
 
@@ -96,7 +120,7 @@ def durable(con: psycopg.Connection) -> None:
     the database server from ~0.6 s on (three WAL-writer rounds), and is never half-applied; the
     same trade as SQLite's `synchronous=NORMAL` in `yaksa.memory.profile_db`. An erasure must never
     come back, so its transaction waits (`SET LOCAL synchronous_commit = on`)."""
-    con.execute("SET LOCAL synchronous_commit = on")
+    con.execute(DURABLE)
 
 
 def pool(url: str) -> ConnectionPool:

@@ -65,11 +65,10 @@ class PostgresProfileDB:
     def write(self, durable: bool = False, user: str | None = None) -> Iterator[_Translated]:
         """One transaction holding `user`'s advisory lock (module doc); `durable`: its commit waits
         until it is on disk (`postgres.durable`)."""
-        with postgres.connection(self.url) as con, con.transaction():
-            if durable:
-                postgres.durable(con)
-            if user is not None:
-                con.execute("SELECT pg_advisory_xact_lock(%s)", [user_lock_key(USER_LOCK_SPACE, user)])
+        first = [postgres.DURABLE] if durable else []
+        if user is not None:   # an integer computed here: safe to inline (`postgres.transaction` takes no parameters)
+            first.append(f"SELECT pg_advisory_xact_lock({user_lock_key(USER_LOCK_SPACE, user):d})")
+        with postgres.connection(self.url) as con, postgres.transaction(con, *first):
             yield _Translated(con)
 
     def checkpoint(self) -> None:
