@@ -137,9 +137,10 @@ class AgentRunner:
     def forget(self, user_id: str) -> bool:
         """Erase the user's profile, conversation history and the cache entries their questions made.
 
-        All three live in files every worker process reads, so the erasure reaches every worker. The
-        profile store's erasure (which bumps the user's erasure epoch) comes first: a turn still running
-        then writes nothing, and a cache entry it stored before the bump is erased by `forget_user`."""
+        All three live in files every worker process reads (with `YAKSA_DATABASE_URL`, in the database
+        every host reads), so the erasure reaches every worker of every host. The profile store's
+        erasure (which bumps the user's erasure epoch) comes first: a turn still running then writes
+        nothing, and a cache entry it stored before the bump is erased by `forget_user`."""
         uid = validate_user_id(user_id)
         forgotten = self.deps.profiles.forget(uid)
         erased_cache = self.deps.cache.forget_user(uid) if self.deps.cache is not None else 0
