@@ -103,7 +103,7 @@ class PostgresResponseCache(ResponseCache):
 
     def forget_user(self, user_id: str) -> int:
         """Erase every entry `user_id` created, of every bundle, for every host (module doc); how many.
-        The commit waits until it is on disk (`postgres.durable`): an erasure never comes back."""
+        The commit waits until it is on disk (`postgres.DURABLE`): an erasure never comes back."""
         uid = validate_user_id(user_id)
         with self._lock:
             with postgres.connection(self.url) as con, postgres.transaction(con, postgres.DURABLE, _LOCK):

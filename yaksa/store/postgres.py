@@ -79,7 +79,7 @@ def upgrade(con: psycopg.Connection) -> list[str]:
 
 def _configure(con: psycopg.Connection) -> None:
     """Each new connection: autocommit (transactions are explicit, `with con.transaction()`), commits
-    that do not wait for their WAL flush (`durable` says why and when they do), and no JIT: the
+    that do not wait for their WAL flush (`DURABLE` says why and when they do), and no JIT: the
     planner's estimates for small, young tables made it compile the cache's lookup query (~7 ms for a
     statement that runs in 0.1 ms), and nothing here scans enough rows to gain from it."""
     con.autocommit = True
@@ -108,19 +108,14 @@ def transaction(con: psycopg.Connection, *first: str) -> Iterator[psycopg.Connec
     con.execute("COMMIT")
 
 
-DURABLE = "SET LOCAL synchronous_commit = on"   # `durable`, as a statement for `transaction`
-
-
-def durable(con: psycopg.Connection) -> None:
-    """Make the open transaction's commit wait until it is on disk: for erasures only.
-
-    Why not every commit: waiting for the WAL flush costs ~0.5-1 ms a commit here, four commits a
-    turn, for facts a user restates and cache entries that are derived data. With
-    `synchronous_commit = off` a commit survives a crash of any yaksa process at once and a crash of
-    the database server from ~0.6 s on (three WAL-writer rounds), and is never half-applied; the
-    same trade as SQLite's `synchronous=NORMAL` in `yaksa.memory.profile_db`. An erasure must never
-    come back, so its transaction waits (`SET LOCAL synchronous_commit = on`)."""
-    con.execute(DURABLE)
+# Make the open transaction's commit wait until it is on disk: for erasures only (a first statement
+# of `transaction`). Why not every commit: waiting for the WAL flush costs ~0.5-1 ms a commit here,
+# four commits a turn, for facts a user restates and cache entries that are derived data. With
+# `synchronous_commit = off` (`_configure`) a commit survives a crash of any yaksa process at once
+# and a crash of the database server from ~0.6 s on (three WAL-writer rounds), and is never
+# half-applied: the same trade as SQLite's `synchronous=NORMAL` in `yaksa.memory.profile_db`. An
+# erasure must never come back, so its transaction waits.
+DURABLE = "SET LOCAL synchronous_commit = on"
 
 
 def pool(url: str) -> ConnectionPool:

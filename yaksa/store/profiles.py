@@ -12,7 +12,7 @@ either commits before `forget` deletes, or reads the bumped epoch and writes not
 host each runs. Writes of different users never wait on each other.
 
 Durability: an erasure's commit waits until it is on disk; other commits do not wait for their
-WAL flush (`yaksa.store.postgres.durable`: the same trade as SQLite's). After an erasure
+WAL flush (`yaksa.store.postgres.DURABLE`: the same trade as SQLite's). After an erasure
 `checkpoint` runs `VACUUM` on the two tables, so the erased rows' dead tuples are pruned from the table files now rather than whenever autovacuum comes by (best effort:
 PostgreSQL's WAL keeps them until it recycles its segments, as SQLite's did until a checkpoint).
 """
@@ -64,7 +64,7 @@ class PostgresProfileDB:
     @contextmanager
     def write(self, durable: bool = False, user: str | None = None) -> Iterator[_Translated]:
         """One transaction holding `user`'s advisory lock (module doc); `durable`: its commit waits
-        until it is on disk (`postgres.durable`)."""
+        until it is on disk (`postgres.DURABLE`)."""
         first = [postgres.DURABLE] if durable else []
         if user is not None:   # an integer computed here: safe to inline (`postgres.transaction` takes no parameters)
             first.append(f"SELECT pg_advisory_xact_lock({user_lock_key(USER_LOCK_SPACE, user):d})")
