@@ -78,7 +78,7 @@ def upgrade(con: psycopg.Connection) -> list[str]:
 
 
 def _configure(con: psycopg.Connection) -> None:
-    """Each new connection: autocommit (transactions are explicit, `with con.transaction()`), commits
+    """Each new connection: autocommit (transactions are explicit: `transaction`), commits
     that do not wait for their WAL flush (`DURABLE` says why and when they do), and no JIT: the
     planner's estimates for small, young tables made it compile the cache's lookup query (~7 ms for a
     statement that runs in 0.1 ms), and nothing here scans enough rows to gain from it."""
@@ -136,7 +136,7 @@ def pool(url: str) -> ConnectionPool:
 
 @contextmanager
 def connection(url: str) -> Iterator[psycopg.Connection]:
-    """A pooled connection in autocommit mode (open a transaction with `con.transaction()`).
+    """A pooled connection in autocommit mode (open a transaction with `transaction(con)`).
 
     Re-entrant per thread: a call made while this thread already holds a connection to `url` gets
     that one (inside its transaction, if one is open). Why: the response cache checks the profile
