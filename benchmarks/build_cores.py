@@ -59,7 +59,9 @@ def main() -> None:
     groups = group_by_collection(docs)
     rng = random.Random(args.seed)
     sample = {c: rng.sample(g, max(1, round(len(g) * args.fraction))) for c, g in sorted(groups.items())}
-    batch_docs = settings.embed.batch_size * settings.build.embed_batches_per_task
+    # tasks of one embedder call: a sample has too few documents for the stage's 8-call tasks to give
+    # every worker work (the full corpus has over 100 such tasks)
+    batch_docs = settings.embed.batch_size
     by_spec: dict[Any, list[Any]] = defaultdict(list)
     for collection, group in sample.items():
         by_spec[spec_for(settings, collection)] += group
@@ -77,6 +79,7 @@ def main() -> None:
 
     local = replace(settings.build, runner="local", address="")
     pool = replace(settings.build, runner="processes", address="", workers=args.workers)
+    load_before = os.getloadavg()
     runs: dict[str, dict[str, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
     outputs: dict[tuple[str, str], Any] = {}
     for repeat in range(args.repeats):
@@ -98,7 +101,8 @@ def main() -> None:
     for collection, group in groups.items():
         corpus_per_backend[spec_for(settings, collection).backend] += len({d.content_hash for d in group})
     report: dict[str, Any] = {
-        "machine": {"cores": os.cpu_count(), "note": "shared with other work unless stated"},
+        "machine": {"cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "fraction": args.fraction, "repeats": args.repeats,
         "workers": pool.worker_count, "documents": {b: docs_per_backend.get(b, len(every)) for b in runs},
         "identical_outputs": {

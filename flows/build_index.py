@@ -8,7 +8,7 @@ Runs with no Prefect server (a temporary local one starts itself):
 
 Each step is a task in `tasks/build.py` calling the same `yaksa` functions as `dvc repro` and
 `yaksa build`. Tokenize and embed are planned on this process, mapped batch by batch over the flow's
-task runner (`build.runner` in params.yaml: one thread here, or prefect-dask's DaskTaskRunner), and
+task runner (`build.runner` in params.yaml: one thread here with `local`, else prefect-dask's DaskTaskRunner), and
 merged here; BM25 is built once, in the index stage, from the merged tokens.
 """
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,25 @@ def live_server(app: Litestar, **uvicorn_config: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+
+
+@contextmanager
+def recording(*loggers: str, each: Callable[[logging.LogRecord], Any] = lambda record: record) -> Iterator[list[Any]]:
+    """Every record of `loggers` (and their children), at any level, as `each` turns it at emit time
+    (a formatter reads the request id while the request still runs).
+
+    Why not caplog: Litestar's logging set-up at app start-up replaces the root logger's handlers.
+    """
+    records: list[Any] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = lambda record: records.append(each(record))  # type: ignore[method-assign]
+    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
+    for logger, _ in saved:
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+    try:
+        yield records
+    finally:
+        for logger, level in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)

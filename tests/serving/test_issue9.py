@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -21,7 +20,7 @@ from litestar.testing import TestClient
 from serving.app import create_app
 from serving.config import ServingConfig
 from serving.webrefs import BLOCKED, NO_QUERY, NOT_REQUESTED
-from tests.serving.conftest import ADMIN, ALICE, OPS, live_server, serving_client, sse_events
+from tests.serving.conftest import ADMIN, ALICE, OPS, live_server, recording, serving_client, sse_events
 from tests.serving.fakes import FakeRunner, fake_factory
 from tests.web.fake_tavily import FakeTavily
 from yaksa.config import Settings
@@ -31,27 +30,6 @@ OUT_OF_SCOPE = "크림 파스타 레시피"
 WITH_PHONE = "제 번호는 010-1234-5678 인데 두통이 있을 때 타이레놀 먹어도 되나요?"
 OTHER_PROFILE = "self_refine_full_safety"
 ROGUE_QUERY = "타이레놀 용량"
-
-
-@contextmanager
-def recording(*loggers: str) -> Iterator[list[logging.LogRecord]]:
-    """Every record of `loggers` (and their children), at any level.
-
-    Why not caplog: Litestar's logging set-up at app start-up replaces the root logger's handlers.
-    """
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = records.append  # type: ignore[method-assign]
-    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
-    for logger, _ in saved:
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield records
-    finally:
-        for logger, level in saved:
-            logger.removeHandler(handler)
-            logger.setLevel(level)
 
 
 def _runner(client: TestClient) -> FakeRunner:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from serving.logs import (
@@ -21,7 +20,7 @@ from serving.logs import (
     reset_request_id,
     set_request_id,
 )
-from tests.serving.conftest import ALICE, serving_client
+from tests.serving.conftest import ALICE, recording, serving_client
 from tests.serving.fakes import FakeRunner
 from yaksa.config import Settings
 
@@ -52,23 +51,10 @@ def test_installing_twice_adds_one_filter() -> None:
 QUESTION = "저는 김민지이고 010-1234-5678 인데 임신 중에 타이레놀 먹어도 되나요?"
 
 
-@contextmanager
-def json_lines(*loggers: str) -> Iterator[list[str]]:
+def json_lines(*loggers: str) -> AbstractContextManager[list[str]]:
     """Every record of `loggers` as the service's formatter writes it (not caplog: Litestar's logging
     set-up replaces the root logger's handlers when an app is created)."""
-    lines: list[str] = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = lambda record: lines.append(JsonFormatter().format(record))  # type: ignore[method-assign]
-    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
-    for logger, _ in saved:
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
-    try:
-        yield lines
-    finally:
-        for logger, level in saved:
-            logger.removeHandler(handler)
-            logger.setLevel(level)
+    return recording(*loggers, each=JsonFormatter().format)
 
 
 def test_a_record_is_one_json_line_with_its_request_id_and_extras() -> None:
