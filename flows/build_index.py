@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.runtime import configure_offline_env
+from yaksa.runtime import WORKER_THREADS_ENV, configure_offline_env
 
 configure_offline_env()
 
@@ -45,7 +45,6 @@ from yaksa.config import BUILD_RUNNERS, BuildParams, Settings, load_settings
 from yaksa.pipeline.build_report import stage_clock
 from yaksa.pipeline.process_pool import threads_per_worker
 from yaksa.pipeline.stages import STAGES
-from yaksa.runtime import WORKER_THREADS_ENV
 
 
 def _finished(futures: Sequence[PrefectFuture[Any]]) -> Iterator[Any]:

@@ -21,7 +21,7 @@ A connection is not shared across a fork: `ProfileDB` notices a new process id a
 Within a process a lock serialises statements on the one connection (each takes well under 1 ms).
 
 `ProfileDatabase` is what `ProfileStore` needs of a database; `ProfileDB` is the SQLite one, and
-`yaksa.store.postgres_profiles.PostgresProfileDB` the shared one of several hosts. Statements are
+`yaksa.store.profiles.PostgresProfileDB` the shared one of several hosts. Statements are
 written once, in the SQL both understand, with `?` placeholders.
 """
 
