@@ -12,6 +12,7 @@ Layout:
     indexes/<version>/<collection>/bm25/*.npy|json (bm25s files)
     indexes/<version>/<collection>/dense.faiss
     indexes/<version>/<collection>/docs.duckdb
+    indexes/<version>/<collection>/docs.arrow      (the docstore as Arrow IPC: what servers memory-map)
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from yaksa.index.errors import BundleError
 from yaksa.index.layout import (
     BM25_DIR,
     DENSE_FILE,
+    DOCS_ARROW_FILE,
     DOCS_FILE,
     MANIFEST_NAME,
     TMP_PREFIX,
@@ -137,7 +139,7 @@ def _write_collection(bundle_dir: Path, c: CollectionInput, p: IndexParams) -> d
         raise type(exc)(f"collection {c.name!r}: {exc}") from exc
     bm25.save(cdir / BM25_DIR)
     save_dense_index(dense, cdir / DENSE_FILE)
-    write_docstore(cdir / DOCS_FILE, c.documents)
+    write_docstore(cdir / DOCS_FILE, c.documents, arrow_path=cdir / DOCS_ARROW_FILE)
     files = sorted(p_.relative_to(bundle_dir).as_posix() for p_ in cdir.rglob("*") if p_.is_file())
     return {"count": len(c.documents), "embedder": plain_json(c.embedder, f"collection {c.name!r} embedder"),
             "faiss": p.faiss, "files": files}

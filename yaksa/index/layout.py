@@ -24,10 +24,12 @@ CURRENT_NAME = "CURRENT"
 LOCK_NAME = ".publish.lock"
 TMP_PREFIX = ".tmp-"
 USERDICT_NAME = "userdict.tsv"
-# inside a bundle, per collection: <collection>/bm25/, <collection>/dense.faiss, <collection>/docs.duckdb
+# inside a bundle, per collection: <collection>/bm25/, <collection>/dense.faiss, <collection>/docs.duckdb,
+# and (bundles written since issue 25) <collection>/docs.arrow, the docstore's memory-mapped copy
 BM25_DIR = "bm25"
 DENSE_FILE = "dense.faiss"
 DOCS_FILE = "docs.duckdb"
+DOCS_ARROW_FILE = "docs.arrow"
 
 # Version names become directory names and the content of CURRENT: keep them to one safe path part.
 _VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")

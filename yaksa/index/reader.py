@@ -45,6 +45,7 @@ from yaksa.index.errors import BundleError
 from yaksa.index.layout import (
     BM25_DIR,
     DENSE_FILE,
+    DOCS_ARROW_FILE,
     DOCS_FILE,
     MANIFEST_NAME,
     current_version,
@@ -195,7 +196,9 @@ def _load_collection(path: Path, name: str, entry: dict[str, Any]) -> Collection
     try:
         bm25 = BM25Index.load(cdir / BM25_DIR, mmap=True)
         dense = load_dense_index(cdir / DENSE_FILE, mmap=True)
-        docs = DocStore(cdir / DOCS_FILE)
+        # the Arrow copy when the bundle lists it (memory-mapped, shared by workers); older bundles: DuckDB
+        arrow = f"{name}/{DOCS_ARROW_FILE}" in entry["files"]
+        docs = DocStore(cdir / DOCS_FILE, cdir / DOCS_ARROW_FILE if arrow else None)
         counts = {"manifest": entry["count"], "bm25": bm25.num_docs, "faiss": int(dense.ntotal),
                   "docstore": docs.count()}
         if len(set(counts.values())) != 1:

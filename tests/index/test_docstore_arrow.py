@@ -1,0 +1,109 @@
+"""The memory-mapped Arrow docstore (issue 25): same Documents as the DuckDB store it copies, and
+bundles written before it (no docs.arrow) still open."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.index.conftest import drug_collection, health_collection, make_doc, tokenizer_identity
+from yaksa.corpus.document import Document
+from yaksa.index.docstore import DocStore, write_docstore
+from yaksa.index.errors import BundleError
+from yaksa.index.layout import DOCS_ARROW_FILE, DOCS_FILE
+from yaksa.index.manifest import compute_checksums
+from yaksa.index.reader import open_bundle
+
+
+def _documents() -> list[Document]:
+    texts = ["", "두통 — 둘째 줄\n셋째", "emoji 💊 and \"quotes\" \\ backslash", "x" * 5000]
+    return [make_doc(i, "drugs", f"약품{i}", ("효능", "부작용")[i % 2], texts[i % len(texts)],
+                     {"item_seq": str(i), "section_key": ("efficacy", "side_effects", 3)[i % 3],
+                      "목록": [i, "가"], "nested": {"section_key": "storage"}})
+            for i in range(40)]
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> tuple[list[Document], DocStore, DocStore]:
+    docs = _documents()
+    write_docstore(tmp_path / DOCS_FILE, docs, arrow_path=tmp_path / DOCS_ARROW_FILE)
+    return docs, DocStore(tmp_path / DOCS_FILE), DocStore(tmp_path / DOCS_FILE, tmp_path / DOCS_ARROW_FILE)
+
+
+def test_arrow_and_duckdb_stores_return_the_same_documents(stores) -> None:
+    docs, duck, arrow = stores
+    rng = random.Random(0)
+    for _ in range(20):
+        rows = [rng.randrange(len(docs)) for _ in range(rng.randrange(12))]
+        assert arrow.get(rows) == duck.get(rows) == [docs[r] for r in rows]
+    assert arrow.count() == duck.count() == len(docs)
+    for d in docs:
+        assert arrow.row_of(d.doc_id) == duck.row_of(d.doc_id) == docs.index(d)
+    assert arrow.get_by_id("nope") is None
+
+
+def test_rows_with_metadata_finds_top_level_string_values(stores) -> None:
+    """Only top-level string values count (not the nested key, not the integer 3)."""
+    docs, duck, arrow = stores
+    for key, value in [("section_key", "efficacy"), ("section_key", "side_effects"), ("section_key", "storage"),
+                       ("section_key", "3"), ("item_seq", "7"), ("absent", "x")]:
+        expected = frozenset(i for i, d in enumerate(docs) if d.metadata.get(key) == value)
+        assert arrow.rows_with_metadata(key, value) == duck.rows_with_metadata(key, value) == expected
+
+
+def test_the_arrow_store_is_a_memory_map_and_closes(stores, tmp_path: Path) -> None:
+    docs, _, arrow = stores
+    (tmp_path / DOCS_ARROW_FILE).unlink()   # the mapping outlives the name, like any open file
+    assert arrow.get([1]) == [docs[1]]
+    arrow.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        arrow.get([0])
+
+
+def test_writing_refuses_an_existing_arrow_file_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / DOCS_ARROW_FILE).write_bytes(b"x")
+    with pytest.raises(FileExistsError):
+        write_docstore(tmp_path / DOCS_FILE, _documents(), arrow_path=tmp_path / DOCS_ARROW_FILE)
+    assert not (tmp_path / DOCS_FILE).exists()
+    write_docstore(tmp_path / DOCS_FILE, _documents())
+    with pytest.raises(FileNotFoundError, match="docs.missing"):
+        DocStore(tmp_path / DOCS_FILE, tmp_path / "docs.missing")
+
+
+def test_a_bundle_lists_and_checksums_the_arrow_copy(build) -> None:
+    path = build()
+    manifest = json.loads((path / "manifest.json").read_text("utf-8"))
+    assert f"drugs/{DOCS_ARROW_FILE}" in manifest["files"]
+    assert f"drugs/{DOCS_ARROW_FILE}" in manifest["collections"]["drugs"]["files"]
+    with open_bundle(path) as bundle:
+        assert bundle.collections["drugs"].docs.arrow_path == path / "drugs" / DOCS_ARROW_FILE
+
+
+def test_a_bundle_without_the_arrow_copy_still_opens_from_duckdb(build) -> None:
+    """A bundle written before docs.arrow existed: its manifest lists no such file."""
+    drugs, health = drug_collection(), health_collection()
+    path = build([drugs, health])
+    manifest = json.loads((path / "manifest.json").read_text("utf-8"))
+    for name in ("drugs", "health"):
+        (path / name / DOCS_ARROW_FILE).unlink()
+        manifest["collections"][name]["files"].remove(f"{name}/{DOCS_ARROW_FILE}")
+    manifest["files"] = compute_checksums(path)
+    (path / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
+    with open_bundle(path, tokenizer=tokenizer_identity(),
+                     embedders={"drugs": drugs.embedder, "health": health.embedder}) as bundle:
+        coll = bundle.collections["drugs"]
+        assert coll.docs.arrow_path is None
+        assert coll.documents(list(range(coll.count))) == drugs.documents
+
+
+def test_a_damaged_arrow_copy_is_refused(build) -> None:
+    path = build()
+    target = path / "drugs" / DOCS_ARROW_FILE
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(BundleError, match=f"checksum mismatch for drugs/{DOCS_ARROW_FILE}"):
+        open_bundle(path)
