@@ -107,3 +107,61 @@ def test_a_damaged_arrow_copy_is_refused(build) -> None:
     target.write_bytes(bytes(data))
     with pytest.raises(BundleError, match=f"checksum mismatch for drugs/{DOCS_ARROW_FILE}"):
         open_bundle(path)
+
+
+def _drop_from_bundle(path: Path, rels: list[str]) -> None:
+    """Make `path` look like a bundle written before `rels` existed (files gone, manifest without them)."""
+    manifest = json.loads((path / "manifest.json").read_text("utf-8"))
+    for rel in rels:
+        (path / rel).unlink()
+        name = rel.split("/")[0]
+        manifest["collections"][name]["files"].remove(rel)
+    manifest["files"] = compute_checksums(path)
+    (path / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
+
+
+def test_the_float16_copy_is_stored_mapped_and_searches_like_the_flat_index(
+        build, monkeypatch: pytest.MonkeyPatch) -> None:
+    import faiss
+    import numpy as np
+
+    from yaksa.index import reader
+    from yaksa.index.dense import search_dense
+    from yaksa.index.layout import DENSE_FP16_FILE
+
+    monkeypatch.setattr(reader, "FP16_MIN_VECTORS", 1)   # the tiny collections take the large-index path
+    drugs = drug_collection()
+    stored = build([drugs], version="stored")
+    assert f"drugs/{DENSE_FP16_FILE}" in json.loads((stored / "manifest.json").read_text("utf-8"))["files"]
+    old = build([drugs], version="old")
+    _drop_from_bundle(old, [f"drugs/{DENSE_FP16_FILE}"])
+    rng = np.random.default_rng(3)
+    queries = [*drugs.vectors, *rng.standard_normal((10, drugs.vectors.shape[1])).astype(np.float32)]
+    for path in (stored, old):
+        with open_bundle(path) as bundle:
+            coll = bundle.collections["drugs"]
+            assert isinstance(coll.searched, reader.RefinedSearch) and isinstance(coll.searched.fp16,
+                                                                                   faiss.IndexScalarQuantizer)
+            for q in queries:
+                rows, scores = coll.dense_search(q, 3)
+                flat_rows, flat_scores = search_dense(coll.dense, q, 3)
+                assert rows.tolist() == flat_rows.tolist() and scores == pytest.approx(flat_scores, abs=1e-6)
+
+
+def test_a_float16_copy_of_the_wrong_size_is_refused(build, monkeypatch: pytest.MonkeyPatch) -> None:
+    import faiss
+
+    from yaksa.index import reader
+    from yaksa.index.dense import build_dense_index
+    from yaksa.index.layout import DENSE_FP16_FILE
+
+    monkeypatch.setattr(reader, "FP16_MIN_VECTORS", 1)
+    path = build([drug_collection()])
+    target = path / "drugs" / DENSE_FP16_FILE
+    target.unlink()
+    faiss.write_index(reader.fp16_copy(build_dense_index(drug_collection().vectors[:3])), str(target))
+    manifest = json.loads((path / "manifest.json").read_text("utf-8"))
+    manifest["files"] = compute_checksums(path)
+    (path / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
+    with pytest.raises(BundleError, match="float16 copy.*does not match"):
+        open_bundle(path)

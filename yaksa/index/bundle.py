@@ -11,6 +11,7 @@ Layout:
     indexes/<version>/userdict.tsv                 (if a Kiwi user dictionary was used)
     indexes/<version>/<collection>/bm25/*.npy|json (bm25s files)
     indexes/<version>/<collection>/dense.faiss
+    indexes/<version>/<collection>/dense.fp16.faiss (a large flat index's float16 search copy)
     indexes/<version>/<collection>/docs.duckdb
     indexes/<version>/<collection>/docs.arrow      (the docstore as Arrow IPC: what servers memory-map)
 """
@@ -33,13 +34,15 @@ import numpy as np
 from yaksa.atomicio import fsync_dir, fsync_tree
 from yaksa.config import IndexParams
 from yaksa.corpus.document import Document
+from yaksa.index import reader
 from yaksa.index.bm25 import METHODS, BM25Index
-from yaksa.index.dense import KINDS, build_dense_index, save_dense_index
+from yaksa.index.dense import KINDS, build_dense_index, save_dense_index, to_cpu
 from yaksa.index.docstore import duplicate_doc_ids, write_docstore
 from yaksa.index.errors import BundleError
 from yaksa.index.layout import (
     BM25_DIR,
     DENSE_FILE,
+    DENSE_FP16_FILE,
     DOCS_ARROW_FILE,
     DOCS_FILE,
     MANIFEST_NAME,
@@ -139,6 +142,9 @@ def _write_collection(bundle_dir: Path, c: CollectionInput, p: IndexParams) -> d
         raise type(exc)(f"collection {c.name!r}: {exc}") from exc
     bm25.save(cdir / BM25_DIR)
     save_dense_index(dense, cdir / DENSE_FILE)
+    cpu = to_cpu(dense)
+    if reader.fp16_wanted(cpu):  # stored, so that serving maps it instead of building it at each open
+        save_dense_index(reader.fp16_copy(cpu), cdir / DENSE_FP16_FILE)
     write_docstore(cdir / DOCS_FILE, c.documents, arrow_path=cdir / DOCS_ARROW_FILE)
     files = sorted(p_.relative_to(bundle_dir).as_posix() for p_ in cdir.rglob("*") if p_.is_file())
     return {"count": len(c.documents), "embedder": plain_json(c.embedder, f"collection {c.name!r} embedder"),

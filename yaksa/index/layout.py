@@ -25,9 +25,11 @@ LOCK_NAME = ".publish.lock"
 TMP_PREFIX = ".tmp-"
 USERDICT_NAME = "userdict.tsv"
 # inside a bundle, per collection: <collection>/bm25/, <collection>/dense.faiss, <collection>/docs.duckdb,
-# and (bundles written since issue 25) <collection>/docs.arrow, the docstore's memory-mapped copy
+# and (bundles written since issue 25) <collection>/docs.arrow, the docstore's memory-mapped copy, and
+# for a large flat index <collection>/dense.fp16.faiss, its float16 search copy (`yaksa.index.reader`)
 BM25_DIR = "bm25"
 DENSE_FILE = "dense.faiss"
+DENSE_FP16_FILE = "dense.fp16.faiss"
 DOCS_FILE = "docs.duckdb"
 DOCS_ARROW_FILE = "docs.arrow"
 

@@ -13,12 +13,14 @@ file means something wrote into it afterwards, and some extras are not inert (Du
 Query-time dense search: a flat index of at least `FP16_MIN_VECTORS` vectors is searched through a
 float16 copy of its vectors (FAISS `IndexScalarQuantizer` QT_fp16, built in memory at open) for the
 `FP16_CANDIDATE_FACTOR` × k best candidates, which are then re-scored exactly against the float32
-vectors of the flat index (`IndexRefine`). Why: a flat scan is bound by memory bandwidth (16k ×
+vectors of the flat index (`IndexRefine`). Bundles written since issue 25 hold that copy
+(`dense.fp16.faiss`), memory-mapped at open like the flat index; for older bundles it is built in
+memory at open. Why: a flat scan is bound by memory bandwidth (16k ×
 512 float32 = 33 MB per English query, ~1.4-2 ms on this machine); half the bytes make it ~0.6 ms,
 and the re-scoring keeps the returned scores exact and the top k the exact top k unless a true
 top-k vector scores outside the top 2k in float16 (rounding errors are ~1e-4 of a cosine; the
 retrieval benchmark counts disagreements with the flat search). The price is the float16 copy,
-2 bytes × dim per vector per worker process.
+2 bytes × dim per vector (per worker process only when built in memory).
 
 Usage:
     bundle = open_bundle(resolve_bundle(indexes_root), tokenizer=tok.identity(),
@@ -38,19 +40,20 @@ import numpy as np
 
 from yaksa.corpus.document import Document
 from yaksa.index.bm25 import BM25Index
-from yaksa.index.lease import BundleLease, acquire_lease
 from yaksa.index.dense import load_dense_index, search_dense
 from yaksa.index.docstore import DocStore
 from yaksa.index.errors import BundleError
 from yaksa.index.layout import (
     BM25_DIR,
     DENSE_FILE,
+    DENSE_FP16_FILE,
     DOCS_ARROW_FILE,
     DOCS_FILE,
     MANIFEST_NAME,
     current_version,
     validate_version_name,
 )
+from yaksa.index.lease import BundleLease, acquire_lease
 from yaksa.index.manifest import FORMAT_VERSION, Manifest, bundle_files, plain_json, sha256_file
 
 FP16_MIN_VECTORS = 8192      # below this a flat scan already takes ~0.3 ms: no copy is worth it
@@ -66,19 +69,39 @@ class RefinedSearch:
     refine: faiss.Index
 
     @classmethod
-    def over(cls, flat: faiss.IndexFlat) -> RefinedSearch:
-        vectors = flat.reconstruct_n(0, flat.ntotal)
-        fp16 = faiss.IndexScalarQuantizer(flat.d, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
-        fp16.train(vectors)   # fp16 needs no training; FAISS asks for the call
-        fp16.add(vectors)
-        refine = faiss.IndexRefine(fp16, flat)
+    def over(cls, flat: faiss.IndexFlat, fp16: faiss.Index | None = None) -> RefinedSearch:
+        """`fp16`: the bundle's float16 copy (memory-mapped); None builds it in memory."""
+        base = fp16 if fp16 is not None else fp16_copy(flat)
+        refine = faiss.IndexRefine(base, flat)
         refine.k_factor = FP16_CANDIDATE_FACTOR
-        return cls(fp16, refine)
+        return cls(base, refine)
 
 
-def query_index(dense: faiss.Index) -> faiss.Index | RefinedSearch:
-    """What queries search: the refined float16 search for a large flat index, else the index."""
-    if isinstance(dense, faiss.IndexFlat) and dense.ntotal >= FP16_MIN_VECTORS:
+def fp16_wanted(dense: faiss.Index) -> bool:
+    """Whether queries search `dense` through a float16 copy (module doc)."""
+    return isinstance(dense, faiss.IndexFlat) and dense.ntotal >= FP16_MIN_VECTORS
+
+
+def fp16_copy(flat: faiss.IndexFlat) -> faiss.Index:
+    """The float16 copy of a flat index's vectors (what the bundle writer stores as `DENSE_FP16_FILE`)."""
+    vectors = flat.reconstruct_n(0, flat.ntotal)
+    fp16 = faiss.IndexScalarQuantizer(flat.d, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
+    fp16.train(vectors)   # fp16 needs no training; FAISS asks for the call
+    fp16.add(vectors)
+    return fp16
+
+
+def query_index(dense: faiss.Index, fp16: faiss.Index | None = None) -> faiss.Index | RefinedSearch:
+    """What queries search: the refined float16 search for a large flat index (over the bundle's
+    float16 copy `fp16` when it has one: nothing to build, pages shared), else the index."""
+    if fp16 is not None:
+        if not isinstance(dense, faiss.IndexFlat):
+            raise ValueError(f"a float16 copy beside a {type(dense).__name__}, not a flat index")
+        if not isinstance(fp16, faiss.IndexScalarQuantizer) or (fp16.ntotal, fp16.d) != (dense.ntotal, dense.d):
+            raise ValueError(f"the float16 copy ({type(fp16).__name__}, {fp16.ntotal} x {fp16.d}) does not "
+                             f"match the flat index ({dense.ntotal} x {dense.d})")
+        return RefinedSearch.over(dense, fp16)
+    if fp16_wanted(dense):
         return RefinedSearch.over(dense)
     return dense
 
@@ -196,6 +219,9 @@ def _load_collection(path: Path, name: str, entry: dict[str, Any]) -> Collection
     try:
         bm25 = BM25Index.load(cdir / BM25_DIR, mmap=True)
         dense = load_dense_index(cdir / DENSE_FILE, mmap=True)
+        fp16 = (load_dense_index(cdir / DENSE_FP16_FILE, mmap=True)
+                if f"{name}/{DENSE_FP16_FILE}" in entry["files"] else None)
+        searched = query_index(dense, fp16)
         # the Arrow copy when the bundle lists it (memory-mapped, shared by workers); older bundles: DuckDB
         arrow = f"{name}/{DOCS_ARROW_FILE}" in entry["files"]
         docs = DocStore(cdir / DOCS_FILE, cdir / DOCS_ARROW_FILE if arrow else None)
@@ -215,7 +241,7 @@ def _load_collection(path: Path, name: str, entry: dict[str, Any]) -> Collection
             docs.close()
         raise BundleError(f"{path}: cannot load collection {name!r}: {exc}") from exc
     return CollectionIndex(name=name, count=entry["count"], embedder=entry["embedder"],
-                           bm25=bm25, dense=dense, docs=docs, searched=query_index(dense))
+                           bm25=bm25, dense=dense, docs=docs, searched=searched)
 
 
 def open_bundle(
