@@ -3,12 +3,24 @@
 The runtime tokenizer is rebuilt from the bundle's own user dictionary and the embedders from the
 manifest's identities; `open_bundle` then refuses the bundle if the installed libraries would tokenize
 or embed differently from the build (a kiwipiepy upgrade, another embedding model).
+
+Tables derived from a bundle's documents (the drug catalog, the section table, the scope stage's
+lexical reading of its exemplars) are memoised by the content of the files they read
+(`collection_content_key`, from the manifest's checksums, `ContentMemo`): a swap to a bundle whose
+collection is unchanged reuses them instead of recomputing them. `YAKSA_REUSE_CONTENT=0` turns that
+off, so a benchmark can measure a swap to a bundle whose content differs (`benchmarks/swap.py`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import faiss
 
@@ -17,6 +29,10 @@ from yaksa.index.errors import BundleError
 from yaksa.index.manifest import Manifest, plain_json
 from yaksa.index.reader import Bundle, open_bundle, resolve_bundle
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
+
+CONTENT_REUSE_ENV = "YAKSA_REUSE_CONTENT"   # "0": never reuse tables across bundles by content
+CONTENT_MEMO_SIZE = 2                       # the bundle served and the one being swapped in
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -75,3 +91,51 @@ def load_published(indexes_root: Path, version: str | None = None, verify_checks
     for embedder in by_id.values():
         embedder.embed_query("warm-up")
     return LoadedBundle(bundle=bundle, tokenizer=tokenizer, embedders=embedders)
+
+
+def content_reuse() -> bool:
+    """Whether tables derived from a bundle's content may be reused across bundles (module doc)."""
+    return os.environ.get(CONTENT_REUSE_ENV, "1").strip() != "0"
+
+
+def collection_content_key(loaded: LoadedBundle, name: str) -> str | None:
+    """A digest of collection `name`'s files as the manifest checksums them: equal keys, equal
+    documents, vectors and rows. None when content reuse is off or the bundle lacks the collection."""
+    manifest = loaded.bundle.manifest
+    if not content_reuse() or name not in manifest.collections:
+        return None
+    digest = hashlib.sha256(name.encode())
+    for rel in sorted(manifest.collections[name]["files"]):
+        digest.update(f"\x1e{rel}\x1f{manifest.files.get(rel, '')}".encode())
+    return digest.hexdigest()
+
+
+class ContentMemo(Generic[_T]):
+    """The last `size` values built, by key; a None key builds without remembering. Thread-safe; a
+    value is built outside the lock (two first calls with one key may both build: same result)."""
+
+    def __init__(self, size: int = CONTENT_MEMO_SIZE) -> None:
+        if size < 1:
+            raise ValueError(f"ContentMemo size must be >= 1, got {size}")
+        self._size = size
+        self._values: OrderedDict[Hashable, _T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable | None, build: Callable[[], _T]) -> _T:
+        if key is not None:
+            with self._lock:
+                if key in self._values:
+                    self._values.move_to_end(key)
+                    return self._values[key]
+        value = build()
+        if key is not None:
+            with self._lock:
+                self._values[key] = value
+                self._values.move_to_end(key)
+                while len(self._values) > self._size:
+                    self._values.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()

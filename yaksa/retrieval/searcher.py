@@ -38,7 +38,7 @@ from yaksa.retrieval.focus import Focus, analyse
 from yaksa.retrieval.focused import rank_drug, rank_symptom
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.linking import DrugCatalog
-from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.loader import ContentMemo, LoadedBundle, collection_content_key
 from yaksa.retrieval.rerank import Reranker, make_reranker
 from yaksa.retrieval.routing import route
 from yaksa.retrieval.section_intent import EN_QTYPES, SectionIntent, asks_side_effects
@@ -46,6 +46,12 @@ from yaksa.retrieval.section_intent import EN_QTYPES, SectionIntent, asks_side_e
 Key = tuple[str, int]  # (collection, row)
 QUERY_VECTOR_CACHE = 1024
 DRUGS = "drugs"  # the collection of MFDS label sections, where drug names and symptoms constrain
+DRUG_SECTIONS: tuple[str, ...] = ("efficacy", "usage", "warning", "precautions", "interactions", "side_effects",
+                                  "storage")
+# Read-only tables derived from a collection's documents, shared by the searchers of bundles whose
+# collection has the same content (a hot swap to a version with unchanged documents: `yaksa.retrieval.loader`).
+_CATALOGS: ContentMemo[DrugCatalog] = ContentMemo()
+_SECTIONS: ContentMemo[dict[int, str]] = ContentMemo()
 
 
 @dataclass(frozen=True)
@@ -111,18 +117,19 @@ class Searcher:
         self.use_focus = use_focus
         # row -> section key (MFDS) or question type (MedQuAD), for the intent prior; read once
         self._row_sections: dict[str, dict[int, str]] = {
-            name: self._sections_of(name) for name, p in self._params.items() if p.side_effect_prior < 1.0}
+            name: _SECTIONS.get(collection_content_key(loaded, name), lambda name=name: self._sections_of(name))
+            for name, p in self._params.items() if p.side_effect_prior < 1.0}
         self.catalog: DrugCatalog | None = None
         self._drug_vectors: np.ndarray | None = None
         if use_focus and DRUGS in loaded.bundle.collections:
             col = loaded.bundle.collections[DRUGS]
-            self.catalog = DrugCatalog.from_collection(col)
+            self.catalog = _CATALOGS.get(collection_content_key(loaded, DRUGS), lambda: DrugCatalog.from_collection(col))
             self._drug_vectors = np.asarray(col.dense.reconstruct_n(0, col.dense.ntotal), dtype=np.float32)
 
     def _sections_of(self, name: str) -> dict[int, str]:
+        """row -> section key (drugs) or question type (the rest); shared by searchers, never mutated."""
         docs = self.loaded.bundle.collections[name].docs
-        values = [*("efficacy", "usage", "warning", "precautions", "interactions", "side_effects", "storage")]
-        key = "section_key"
+        values, key = list(DRUG_SECTIONS), "section_key"
         if name != DRUGS:
             values, key = [q for q, _ in EN_QTYPES], "qtype"
         return {row: value for value in values for row in docs.rows_with_metadata(key, value)}

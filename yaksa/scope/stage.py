@@ -25,15 +25,16 @@ Usage:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from yaksa.config import RetrievalParams, ScopeParams
+from yaksa.index.layout import USERDICT_NAME
 from yaksa.retrieval.linking import DrugCatalog
-from yaksa.retrieval.loader import LoadedBundle
+from yaksa.retrieval.loader import ContentMemo, LoadedBundle
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors
 from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
@@ -71,6 +72,52 @@ class _Exemplars:
     oof_logits: np.ndarray    # (n,) each exemplar's direction logit from the folds that did not see it
 
 
+def _read_exemplars(loaded: LoadedBundle, catalog: DrugCatalog | None,
+                    tuning: list[ScopeQuestion]) -> tuple[LexicalReader, np.ndarray]:
+    """The bundle's lexical reader and its reading of every tuning exemplar (Kiwi per exemplar: the
+    bulk of a stage's construction, ~0.4-1.7 s)."""
+    reader = LexicalReader.from_bundle(loaded, catalog)
+    lexical = np.array([reader.read(q.text).row() for q in tuning])
+    lexical.setflags(write=False)  # shared by the stages that get it from `_LEXICAL`
+    return reader, lexical
+
+
+def _lexical_key(loaded: LoadedBundle, catalog: DrugCatalog | None, set_hash: str) -> Hashable | None:
+    """What the lexical reading depends on: the tokenizer and drug catalog objects (a swap reuses
+    them only when the new bundle names the same tokenizer and its drugs have the same content:
+    `yaksa.retrieval.loader`), the bundle's user dictionary and the exemplars. None (no reuse) when
+    the stage reads its own catalog from the bundle."""
+    if catalog is None:
+        return None
+    userdict = loaded.bundle.manifest.files.get(USERDICT_NAME)
+    # the objects themselves are kept with the value (`_LexicalKey`), so their ids are not reused
+    return _LexicalKey(loaded.tokenizer, catalog, userdict, set_hash)
+
+
+@dataclass(frozen=True, eq=False)
+class _LexicalKey:
+    """Compared by the identity of the tokenizer and catalog, by value for the rest."""
+
+    tokenizer: object
+    catalog: object
+    userdict: str | None
+    set_hash: str
+
+    def _parts(self) -> tuple[int, int, str | None, str]:
+        return id(self.tokenizer), id(self.catalog), self.userdict, self.set_hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _LexicalKey) and self._parts() == other._parts()
+
+    def __hash__(self) -> int:
+        return hash(self._parts())
+
+
+# The lexical readings of the last bundles: a swap to a bundle with the same tokenizer, user
+# dictionary and drug catalog reuses the reading instead of re-running Kiwi on every exemplar.
+_LEXICAL: ContentMemo[tuple[LexicalReader, np.ndarray]] = ContentMemo()
+
+
 class ScopeStage:
     def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
                  scope_params: ScopeParams | None = None, cache_dir: Path | None = None,
@@ -86,12 +133,12 @@ class ScopeStage:
         self.loaded = loaded
         self.params = scope_params or ScopeParams()
         self._query_vector = query_vector
-        self._reader = LexicalReader.from_bundle(loaded, catalog)
         self._learned, self._inputs = self._load_learned(learned_dir)
         self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
         labels = np.array([q.in_scope for q in self.tuning])
-        lexical = np.array([self._lexical(q.text).row() for q in self.tuning])
         set_hash = exemplar_set_hash(self.tuning)
+        self._reader, lexical = _LEXICAL.get(_lexical_key(loaded, catalog, set_hash),
+                                             lambda: _read_exemplars(loaded, catalog, self.tuning))
         p = self.params
         self._lexical_model = fit_scope_model(LEXICAL_FEATURES, lexical, labels, p.max_false_block, p.regularization)
         self._lexical_id = self._model_id(LEXICAL_ONLY, set_hash, self._lexical_model)
