@@ -10,6 +10,13 @@ it shares with the other workers counted once between them) before the publish a
 rollback. Clients on /v1/search and /v1/chat run throughout; any failed request is reported. The
 copy is removed and CURRENT restored at the end. The machine's load is recorded: a swap is CPU work,
 and other work on the cores lengthens it.
+
+Why two runs (`--reuse both`, the default): the copy has the same content, so the tables a swap
+reuses by content (`yaksa.retrieval.loader`: drug catalog, section tables, the scope stage's lexical
+reading) would all be reused, which a real new bundle with other documents would not get. The run
+labelled `reuse_off` starts the server with `YAKSA_REUSE_CONTENT=0`, so every such table is rebuilt
+as for a new bundle: that is the figure for a real publish; `reuse_on` is a republish or rollback of
+unchanged content.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ from tests.serving.test_workers import Load, ready_workers, yaksa_serve
 from yaksa.config import load_settings
 from yaksa.index.layout import current_version
 from yaksa.index.publish import publish
+from yaksa.retrieval.loader import CONTENT_REUSE_ENV
+
+REUSE_MODES: dict[str, dict[str, str]] = {"reuse_off": {CONTENT_REUSE_ENV: "0"}, "reuse_on": {CONTENT_REUSE_ENV: "1"}}
 
 
 def worker_memory(url_port: int) -> dict[str, dict[str, float]]:
@@ -52,11 +62,42 @@ def worker_memory(url_port: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def measure(params: Path, indexes: Path, first: str, second: str, workers: int, clients: int,
+            env: dict[str, str], log: Path) -> dict[str, Any]:
+    """One server run: start, publish `second`, roll back to `first`; lag and memory per worker."""
+    report: dict[str, Any] = {"env": env}
+    with yaksa_serve(params, log, workers=workers, extra_env=env) as url:
+        started = time.monotonic()
+        ready = ready_workers(url, first, workers)
+        report["start_seconds"] = round(time.monotonic() - started, 1)
+        port = int(url.rsplit(":", 1)[1])
+        with Load(url, clients=clients) as load:
+            time.sleep(3)
+            report["memory_before"] = worker_memory(port)
+            report["load_average_before"] = os.getloadavg()
+            publish(indexes, second)
+            switched = time.monotonic()
+            report["publish_lag_s"] = load.swap_lag(ready, second, switched)
+            time.sleep(2)
+            publish(indexes, first)
+            switched = time.monotonic()
+            report["rollback_lag_s"] = load.swap_lag(ready, first, switched)
+            time.sleep(3)
+            report["memory_after"] = worker_memory(port)
+            report["load_average_after"] = os.getloadavg()
+        report["answered"] = dict(load.counts)
+        report["failures"] = load.failures[:10]
+        report["failed"] = len(load.failures)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--params", default=str(ROOT / "params.yaml"))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--reuse", choices=[*REUSE_MODES, "both"], default="both",
+                        help="reuse of content-derived tables across bundles (module doc)")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
 
@@ -65,33 +106,16 @@ def main() -> None:
     first = current_version(indexes)
     if first is None:
         parser.error(f"{indexes}: nothing published")
+    modes = list(REUSE_MODES) if args.reuse == "both" else [args.reuse]
     second = copy_version(indexes, first, f"{first}-swapcopy")
-    report: dict[str, Any] = {"bundle": first, "workers": args.workers, "cores": os.cpu_count()}
+    report: dict[str, Any] = {"bundle": first, "workers": args.workers, "cores": os.cpu_count(),
+                              "clients": args.clients}
     log = Path(ROOT / "reports" / "swap-serve.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with yaksa_serve(params, log, workers=args.workers) as url:
-            started = time.monotonic()
-            workers = ready_workers(url, first, args.workers)
-            report["start_seconds"] = round(time.monotonic() - started, 1)
-            port = int(url.rsplit(":", 1)[1])
-            with Load(url, clients=args.clients) as load:
-                time.sleep(3)
-                report["memory_before"] = worker_memory(port)
-                report["load_average_before"] = os.getloadavg()
-                publish(indexes, second)
-                switched = time.monotonic()
-                report["publish_lag_s"] = load.swap_lag(workers, second, switched)
-                time.sleep(2)
-                publish(indexes, first)
-                switched = time.monotonic()
-                report["rollback_lag_s"] = load.swap_lag(workers, first, switched)
-                time.sleep(3)
-                report["memory_after"] = worker_memory(port)
-                report["load_average_after"] = os.getloadavg()
-            report["answered"] = dict(load.counts)
-            report["failures"] = load.failures[:10]
-            report["failed"] = len(load.failures)
+        for mode in modes:
+            report[mode] = measure(params, indexes, first, second, args.workers, args.clients,
+                                   REUSE_MODES[mode], log)
     finally:
         if current_version(indexes) != first:
             publish(indexes, first)
