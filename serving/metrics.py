@@ -59,6 +59,7 @@ from serving.config import MULTIPROC_ENV
 from serving.headers import worker_id
 from yaksa.scope.crisis import CRISIS_REASON_PREFIX
 from yaksa.scope.harmful import is_harmful_refusal
+from yaksa.scope.red_flags import SOON
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,8 @@ NODE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 
 ANSWERED, BLOCKED, INVALID, DEADLINE, CANCELLED, FAILED, ABANDONED = (
     "answered", "blocked", "invalid", "deadline", "cancelled", "failed", "abandoned")
 # scope decisions: what the scope node did with the message (yaksa.agent.nodes.scope)
-IN_SCOPE, REFUSED, HARMFUL, CRISIS, RED_FLAG, GREETING = (
-    "in_scope", "refused", "harmful", "crisis", "red_flag", "greeting")
+IN_SCOPE, REFUSED, HARMFUL, CRISIS, RED_FLAG, SEE_DOCTOR, GREETING = (
+    "in_scope", "refused", "harmful", "crisis", "red_flag", "see_doctor", "greeting")
 # LLM step outcomes (yaksa.llm.usage.CallRecord)
 LLM_OK, LLM_FALLBACK, LLM_FAILURE, LLM_OFFLINE = "ok", "fallback", "failure", "offline"
 # web searches (serving.webrefs): `yaksa.web.tavily.WebRefs.outcome`, or the task's own end
@@ -126,7 +127,7 @@ def scope_decision(scope: Mapping[str, Any]) -> str:
     if reason.startswith(CRISIS_REASON_PREFIX):
         return CRISIS
     if "red_flag" in signals:  # answered, with the urgent advice first (in scope, or overridden)
-        return RED_FLAG
+        return SEE_DOCTOR if signals.get("urgency") == SOON else RED_FLAG
     if is_harmful_refusal(reason):
         return HARMFUL
     if reason == GREETING_REASON:

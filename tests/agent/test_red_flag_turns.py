@@ -79,3 +79,19 @@ def test_search_is_not_blocked_for_a_red_flag_and_says_so(make_runner) -> None:
     assert runner.search("타이레놀 용량")["red_flag"] is None
     blocked = runner.search(OUT)
     assert blocked["blocked"] is True and blocked["red_flag"] is None
+
+
+def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_runner) -> None:
+    """A feverish newborn: no dosing section and no product's uses after "go now", and no cached answer
+    to a like question (which may hold a dose) is served or stored."""
+    runner = make_runner()
+    for user in ("p1", "p2"):
+        result = runner.run(INFANT, user)
+        assert result.trace["cache"] == "red_flag" and not result.trace.get("stored_in_cache")
+        assert all(c.metadata.get("section_key") in {"precautions", "interactions"} for c in result.citations)
+        assert "용법용량" not in result.answer and "1회" not in result.answer
+        assert result.answer.startswith(red_flag_reply(red_flag(INFANT), INFANT))
+    soon = runner.run("3주째 마른 기침이 계속돼요. 감기약 먹어도 될까요?", "p3")
+    assert soon.trace["red_flag"] == {"rule": "cough_three_weeks", "urgency": "soon"}
+    assert soon.answer.startswith(red_flag_reply(red_flag("3주째 기침"), "3주째 기침")) and soon.citations
+    assert soon.trace["cache"] != "red_flag"          # only "go now" flags keep out of the cache

@@ -14,6 +14,7 @@ import pytest
 
 from yaksa.evaluation.korean import SYMPTOM_QUESTIONS
 from yaksa.evaluation.natural_ko import load_questions as natural_questions
+from yaksa.evaluation.urgent import URGENT
 from yaksa.scope.crisis import crisis_kind
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.exemplars import load_questions as scope_questions
@@ -34,6 +35,7 @@ from yaksa.scope.red_flag_eval import (
 from yaksa.scope.red_flags import (
     EMERGENCY,
     RED_FLAG_RULES,
+    SOON,
     TODAY,
     RedFlagTable,
     _ages,
@@ -59,14 +61,18 @@ def test_every_rule_names_a_clinical_source_and_advice_in_both_languages() -> No
     assert len(TABLE.rules) >= 20 and len(set(rule_ids())) == len(TABLE.rules)
     for rule in TABLE.rules:
         flag = rule.flag
-        assert flag.urgency in (EMERGENCY, TODAY)
+        assert flag.urgency in (EMERGENCY, TODAY, SOON)
         assert re.search(r"NICE|NHS|Resuscitation|Society|대한|Korean", flag.source), flag.rule_id
         assert re.search(r"[가-힣]", flag.advice_ko) and not re.search(r"[가-힣]", flag.advice_en)
         if flag.urgency == EMERGENCY:   # emergencies say 119 / the emergency department in both languages
             assert "119" in flag.advice_ko or "응급실" in flag.advice_ko, flag.rule_id
             assert "119" in flag.advice_en or "emergency" in flag.advice_en, flag.rule_id
-        else:
+        elif flag.urgency == TODAY:
             assert "오늘" in flag.advice_ko and "today" in flag.advice_en, flag.rule_id
+        else:   # "see a doctor soon" says so, and nothing an evaluation reads as urgent (119, 응급실, today)
+            assert "진료" in flag.advice_ko and "doctor" in flag.advice_en, flag.rule_id
+            assert not URGENT.search(flag.advice_ko) and "today" not in flag.advice_en, flag.rule_id
+            assert not flag.is_urgent
         assert not re.search(r"\d+\s?(mg|ml|정|알|캡슐)", flag.advice_ko + flag.advice_en)  # never a dose
     used = set().union(*(rule.terms() for rule in TABLE.rules)) | {"child"}   # `child: true` reads "child"
     assert used == set(TABLE.terms), set(TABLE.terms) - used                  # no dead terms
@@ -80,7 +86,7 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown terms"):
         RedFlagTable.parse(good.replace("all: [t]", "all: [nope]"))
     with pytest.raises(ValueError, match="urgency"):
-        RedFlagTable.parse(good.replace("urgency: today", "urgency: soon"))
+        RedFlagTable.parse(good.replace("urgency: today", "urgency: later"))
     with pytest.raises(ValueError, match="unknown keys"):
         RedFlagTable.parse(good.replace("all: [t]", "all: [t], max_age: 3"))
 
@@ -351,3 +357,44 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     assert before["tune"].recall >= 0.9
     false_alarms = sum(r.false_alarms for r in random_report.values())
     assert false_alarms / sum(r.n_none for r in random_report.values()) <= 0.1
+
+
+# --- see a doctor soon (urgency `soon`) and pre-eclampsia --------------------------------------------
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("65세 어머니가 혈압약을 드시는데 3주째 마른 기침이 계속돼요. 감기약을 사다 드려도 될까요?", "cough_three_weeks"),
+    ("기침한 지 한 달 넘었어요", "cough_three_weeks"),
+    ("두 달째 기침이 안 멈춰요", "cough_three_weeks"),
+    ("I have had a cough for four weeks now", "cough_three_weeks"),
+    ("두 달째 명치가 쓰리고 신물이 올라와요. 체중도 좀 빠진 것 같아요.", "upper_gi_alarm"),
+    ("밥을 삼키기 힘들고 살이 빠졌어요", "upper_gi_alarm"),
+    ("어제부터 오른쪽 가슴이 찌르듯이 아파요. 숨을 크게 쉬면 더 아파요.", "chest_pain_on_breathing"),
+    ("임신 20주인데 두통이 심해요. 타이레놀 먹어도 되나요?", "pregnancy_pre_eclampsia"),
+    ("임신 32주인데 눈앞이 번쩍거리고 머리가 아파요", "pregnancy_pre_eclampsia"),
+    ("I'm 30 weeks pregnant with a severe headache", "pregnancy_pre_eclampsia"),
+])
+def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rule: str) -> None:
+    assert rule_of(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "기침이 2주째예요",                               # not yet three weeks
+    "3개월 된 아기가 기침을 해요",                      # an age, not how long
+    "다이어트로 살이 빠졌는데 속쓰림이 있어요",            # weight lost on purpose
+    "목이 아파서 침 삼킬 때 아파요",                     # a sore throat, not food sticking
+    "임신 10주인데 두통이 심해요",                      # before 20 weeks: no pre-eclampsia rule
+    "임신 30주인데 변비가 심해요",
+])
+def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
+    assert rule_of(text) is None
+
+
+def test_a_more_urgent_rule_wins_over_see_a_doctor_soon() -> None:
+    text = "3주째 기침을 하는데 오늘은 가슴이 아프고 숨이 차요"
+    assert rule_of(text) == "chest_pain_red" and red_flag(text).urgency == EMERGENCY
+    assert red_flag("3주째 기침이 나요").urgency == SOON
+
+
+def test_see_a_doctor_soon_is_no_red_flag_to_the_evaluation() -> None:
+    text = "기침이 3주째 계속돼요"
+    assert red_flag(text).rule_id == "cough_three_weeks" and triage(text) is None

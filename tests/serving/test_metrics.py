@@ -29,6 +29,8 @@ from yaksa.agent.runtime import build_runner
 from yaksa.config import Settings, load_settings
 from yaksa.index.layout import current_version
 from yaksa.index.publish import publish
+from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.red_flags import red_flag, red_flag_decision
 
 REPO = Path(__file__).resolve().parents[2]
 IN_SCOPE = "타이레놀 먹어도 되나요? 한 번에 몇 알 먹어야 하나요?"
@@ -264,3 +266,12 @@ def test_metrics_of_several_processes_are_merged_and_a_dead_workers_gauge_is_dro
         for proc in workers:
             if proc.poll() is None:
                 proc.communicate("\n", timeout=30)
+
+
+def test_a_red_flag_and_a_see_a_doctor_flag_are_told_apart() -> None:
+    """The scope node's decision as a metric label: urgent advice first, or "see a doctor soon" first."""
+    in_scope = ScopeDecision(True, "scope_model", {}, "m")
+    urgent = red_flag_decision(red_flag("50일 된 아기가 열이 38.2도예요"), in_scope).to_json()
+    soon = red_flag_decision(red_flag("기침이 3주째 계속돼요"), in_scope).to_json()
+    assert metrics.scope_decision(urgent) == "red_flag" and metrics.scope_decision(soon) == "see_doctor"
+    assert metrics.scope_decision(in_scope.to_json()) == "in_scope"

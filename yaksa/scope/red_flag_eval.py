@@ -201,7 +201,7 @@ def triage(text: str) -> str | None:
     if kind is not None:
         return f"{CRISIS}{kind}"
     flag = red_flag(text)
-    return flag.rule_id if flag else None
+    return flag.rule_id if flag and flag.is_urgent else None   # "see a doctor soon" is no red flag
 
 
 def _agrees(got: str | None, expected: str) -> bool:

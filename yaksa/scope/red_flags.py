@@ -24,6 +24,13 @@ What the engine reads besides the table's terms:
 A fever counts when a fever word is present and not negated, or a temperature of 38 °C or more is
 stated; when a temperature is stated it decides ("6주 아기 미열 37.3" is not a fever of 38).
 
+Three urgencies: `emergency` (119 / an emergency department now), `today` (a doctor today) and `soon`
+(a doctor within days, not urgent: a cough for three weeks, heartburn with weight loss, pain on
+breathing in). Why `soon` is in the same table: a long post about a cough of three weeks answered
+with cold-medicine cautions alone lets the writer treat at home what a doctor should look at; the
+advice goes first like the others. It is not a red flag in the evaluation's sense (`is_urgent`):
+its advice never says 119, 응급실 or "today", and `red_flag_eval` does not count it.
+
 The check runs on every turn right after the crisis rules (`yaksa.scope.crisis`): NFC-normalised and
 lower-cased once, term patterns compiled once, evaluated lazily rule by rule (a typical question
 costs well under a millisecond; a 2,000-character message a few milliseconds). How the rules do is
@@ -58,7 +65,8 @@ RED_FLAG_RULES = "red-flag-rules-v1"       # the deciding "model" a red-flag sco
 RED_FLAG_REASON_PREFIX = "red_flag:"
 EMERGENCY = "emergency"
 TODAY = "today"
-URGENCIES = (EMERGENCY, TODAY)
+SOON = "soon"
+URGENCIES = (EMERGENCY, TODAY, SOON)       # most urgent first: a rule never hides a more urgent one
 FEVER_TEMP = 38.0                          # NICE NG143: fever is 38 °C or more
 CHILD_MAX_YEARS = 16
 FEVER_DAYS_REACH = 80                      # characters between a fever and its duration
@@ -76,14 +84,23 @@ class RedFlag:
 
     rule_id: str
     urgency: str          # "emergency" (119 / emergency department now) | "today" (a doctor today)
+                          # | "soon" (a doctor within days)
     title: str
     advice_ko: str
     advice_en: str
     source: str
+    # the answer after the advice quotes no dosing section: a dose beside "go now" reads as "treat at
+    # home first" (a feverish newborn, someone who took too many pills)
+    withhold_doses: bool = False
 
     def advice(self, text: str) -> str:
         """The advice in the message's language (Korean when it has Hangul)."""
         return self.advice_ko if _HANGUL.search(text) or not text.isascii() else self.advice_en
+
+    @property
+    def is_urgent(self) -> bool:
+        """Care now or today (`emergency`, `today`): what "a red flag" means to the evaluations."""
+        return self.urgency != SOON
 
     def to_json(self) -> dict[str, str]:
         """What the trace and `/v1/search` carry: the rule and its urgency (not the advice text)."""
@@ -228,7 +245,7 @@ class Rule:
 
 
 _RULE_KEYS = {"id", "urgency", "title", "source", "all", "none", "age_days", "child", "fever", "fever_days", "within",
-              "advice_ko", "advice_en"}
+              "withhold_doses", "advice_ko", "advice_en"}
 
 
 @dataclass(frozen=True)
@@ -267,17 +284,19 @@ class RedFlagTable:
         raise KeyError(rule_id)
 
     def check(self, text: str) -> RedFlag | None:
-        """The first emergency rule (in table order) the message meets, else the first `today` rule, or None."""
+        """The first emergency rule (in table order) the message meets, else the first `today` rule, else
+        the first `soon` rule, or None. A rule no more urgent than the one found is not tried."""
         msg = _Message(self, text)
         if not msg.text:
             return None
-        today: RedFlag | None = None
+        found: RedFlag | None = None
         for rule in self.rules:
-            if (today is None or rule.flag.urgency == EMERGENCY) and msg.meets(rule):
+            rank = URGENCIES.index(rule.flag.urgency)
+            if (found is None or rank < URGENCIES.index(found.urgency)) and msg.meets(rule):
                 if rule.flag.urgency == EMERGENCY:
                     return rule.flag
-                today = rule.flag
-        return today
+                found = rule.flag
+        return found
 
     def check_all(self, text: str) -> list[RedFlag]:
         """Every rule the message meets (for evaluation and review)."""
@@ -338,7 +357,7 @@ def _rule(spec: Any, source: str) -> Rule:
         raise ValueError(f"{source}: rule {rid!r}: fever takes min_temp and number_required")
     flag = RedFlag(rid, spec["urgency"], " ".join(str(spec["title"]).split()),
                    " ".join(spec["advice_ko"].split()), " ".join(spec["advice_en"].split()),
-                   " ".join(str(spec["source"]).split()))
+                   " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)))
     within = spec.get("within")
     if within is not None and not all(isinstance(i, str) for i in spec["all"]):
         raise ValueError(f"{source}: rule {rid!r}: `within` needs `all` to be plain term names")
@@ -355,7 +374,7 @@ def load_table() -> RedFlagTable:
 
 
 def red_flag(text: str) -> RedFlag | None:
-    """The red flag the message raises (an emergency rule before a `today` one), or None. NFC first."""
+    """The flag the message raises (emergency before today before soon), or None. NFC first."""
     if not isinstance(text, str):
         return None
     return load_table().check(text)
@@ -685,7 +704,8 @@ def red_flag_decision(flag: RedFlag, decision: ScopeDecision) -> ScopeDecision:
     advice first. An in-scope decision is kept (its model still keys the response cache) with the flag
     added to its signals; an out-of-scope one is overridden and keeps what the scope model said."""
     if decision.in_scope:
-        return ScopeDecision(True, decision.reason, {**decision.signals, "red_flag": flag.rule_id}, decision.model)
+        return ScopeDecision(True, decision.reason,
+                             {**decision.signals, "red_flag": flag.rule_id, "urgency": flag.urgency}, decision.model)
     return ScopeDecision(True, f"{RED_FLAG_REASON_PREFIX}{flag.rule_id}",
                          {"red_flag": flag.rule_id, "urgency": flag.urgency, "scope_model": decision.to_json()},
                          RED_FLAG_RULES)
@@ -694,3 +714,10 @@ def red_flag_decision(flag: RedFlag, decision: ScopeDecision) -> ScopeDecision:
 def flag_of(rule_id: str) -> RedFlag:
     """The flag of a rule id (as the trace carries it)."""
     return load_table().rule(rule_id).flag
+
+
+def withholds_doses(noted: dict[str, str] | None) -> bool:
+    """Whether a turn's red flag, as its trace carries it ({"rule", "urgency"}), withholds dosing text:
+    its answer quotes cautions only, and it neither reads nor feeds the response cache (a cached
+    answer to a like question may hold the dose)."""
+    return bool(noted) and flag_of(noted["rule"]).withhold_doses

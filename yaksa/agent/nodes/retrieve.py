@@ -8,6 +8,11 @@ focus of the query gets the post's population (an adult's post never reads as a 
 gets children's doses first, a pregnant writer's gets the pregnancy cautions). A post whose every
 question needs a doctor ("무슨 병인가요", "어느 과에 가야 하나요") and that names no medicine is told so
 plainly without a search: no drug label answers it.
+
+A red flag whose advice is "go now, do not treat at home first" (`withhold_doses`: a feverish newborn,
+someone who took too many pills) is answered from the labels' cautions only (who must not take it:
+"만 3개월 미만의 영아"), or, with none retrieved, by the advice and the consult line alone: a dose, or a
+product's uses, quoted after "go to the emergency department now" reads as the way to wait at home.
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ from yaksa.agent.focus_notice import no_evidence
 from yaksa.agent.replies import care_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.evidence import Citation
+from yaksa.llm.safety import safety_line
+from yaksa.scope.red_flags import withholds_doses
+
+CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
+
+
+def cautions_only(hits: list[Any]) -> list[Any]:
+    """The caution sections among `hits` (주의사항, 상호작용), in their order."""
+    return [h for h in hits if h.metadata.get("section_key") in CAUTION_SECTIONS]
 
 
 def retrieve(deps: AgentDeps):
@@ -41,9 +55,17 @@ def retrieve(deps: AgentDeps):
             "query": state["search_query"], "collections": result.collections, "timings_ms": result.timings_ms,
             "expansion": result.expansion.to_json() if result.expansion else None,
             "doc_ids": [h.doc_id for h in result.hits]})
+        hits = result.hits
+        if withholds_doses(turn.notes.get("red_flag")):
+            hits = cautions_only(hits)
+            turn.notes["withheld_sections"] = len(result.hits) - len(hits)
+            if not hits:   # nothing to add to "go now" but the consult line
+                return {"no_evidence": True, "answer": safety_line(state["question"]), "citations": [],
+                        "verified": False, "focus": None,
+                        "doc_ids_by_iteration": [*state.get("doc_ids_by_iteration", []), []]}
         citations = [Citation(n=i, doc_id=h.doc_id, collection=h.collection, title=h.title, section=h.section,
                               text=h.text, score=round(h.score, 6), metadata=h.metadata)
-                     for i, h in enumerate(result.hits, start=1)]
+                     for i, h in enumerate(hits, start=1)]
         ids = [*state.get("doc_ids_by_iteration", []), [c.doc_id for c in citations]]
         update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids}
         if state.get("iteration", 0) == 0:  # the user's own question sets the constraint, not a rewrite

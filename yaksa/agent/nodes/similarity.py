@@ -29,6 +29,7 @@ from yaksa.agent.turn import TurnContext
 from yaksa.agent.web_query import web_query
 from yaksa.extraction.speech_act import message_kind
 from yaksa.llm.evidence import Citation
+from yaksa.scope.red_flags import withholds_doses
 
 
 def cache_entities(deps: AgentDeps, text: str) -> frozenset[str]:
@@ -56,6 +57,10 @@ def check_similarity(deps: AgentDeps):
         # decided before this turn's own facts are remembered: they are part of the question
         if not _cacheable(state, deps):
             turn.notes["cache"] = "off"
+            return {"cache_hit": False, "cacheable": False}
+        if withholds_doses(turn.notes.get("red_flag")):
+            # "go now" is answered from cautions only; a like question's cached answer may hold a dose
+            turn.notes["cache"] = "red_flag"
             return {"cache_hit": False, "cacheable": False}
         if message_kind(state["question"], deps.extractor.extract(state["question"])) == "statement":
             # "와파린을 먹고 있어요" is a fact to remember, not a question a cached answer could serve
