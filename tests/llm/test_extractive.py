@@ -147,3 +147,19 @@ def test_questions_no_label_answers_are_named_first_and_pass_the_rules() -> None
     first = answer.split("\n\n")[0]
     assert "결핵 초기 증상인가요?" in first and "허가 정보로는 답할 수 없습니다" in first and "세토펜을" in first
     assert verify_rules(answer, [CHILD_ONLY_USAGE]).verdict == "PASS"
+
+
+def test_a_short_question_that_names_its_person_gets_that_persons_cautions_first() -> None:
+    """"임신 20주인데 …" is a pregnant writer even in one line: the label's sentence on 임부 comes first,
+    flagged as theirs; without the person nothing is flagged."""
+    def cite(n: int, key: str, section: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:{key}", "drugs", "세리콘정(아세트아미노펜)", section, text, 1.0 - n / 10,
+                        {"section_key": key})
+
+    evidence = [cite(1, "efficacy", "효능효과", "이 약은 두통, 발열에 사용합니다."),
+                cite(2, "precautions", "주의사항", "이 약을 복용하기 전에 간장애 환자, 임부 또는 수유부는 의사 또는 약사와 상의하십시오.")]
+    pregnant = extractive_answer("임신 20주인데 두통이 있어요. 세리콘정 먹어도 되나요?", evidence)
+    assert pregnant.index("[문서 2]") < pregnant.index("[문서 1]") and "관련된 주의" in pregnant
+    assert "회원님 정보(임부)" in pregnant
+    anyone = extractive_answer("두통이 있어요. 세리콘정은 어디에 쓰는 약이에요?", evidence)
+    assert anyone.index("[문서 1]") < anyone.index("[문서 2]") and "관련된 주의" not in anyone

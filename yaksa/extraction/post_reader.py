@@ -277,16 +277,22 @@ class PostReading:
 
     def profile_words(self) -> str:
         """The person as profile words the label cautions use (임신, 수유, 고령자 ...), for the answer."""
-        if not self.long:
-            return ""
-        words = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자"}
-        return ", ".join(words[g] for g in self.population if g in words)
+        return population_profile_words(self.population) if self.long else ""
 
     def to_json(self) -> dict[str, Any]:
         return {"long": self.long, "sentences": len(self.sentences),
                 "questions": [q.to_json() for q in self.questions], "person": self.person.to_json(),
                 "symptoms": list(self.symptoms), "denied": list(self.denied), "medicines": list(self.medicines),
                 "tried": list(self.tried), "conditions": list(self.conditions), "care_only": self.care_only}
+
+
+_CAUTION_WORDS = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자"}
+
+
+def population_profile_words(population: Sequence[str]) -> str:
+    """Population groups ("pregnant", "elderly") as the profile words label cautions use ("임신, 고령자"):
+    a short question names its person too ("임신 20주인데 타이레놀 먹어도 되나요?")."""
+    return ", ".join(_CAUTION_WORDS[g] for g in population if g in _CAUTION_WORDS)
 
 
 _POPULATION_WORDS = {"pregnant": "임신 중", "breastfeeding": "수유 중", "infant": "영아", "child": "어린이",

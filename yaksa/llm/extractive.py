@@ -8,7 +8,8 @@ dosing before cautions and side-effect lists unless side effects were asked abou
 question asks for (its intent: 용법용량 for "얼마나 먹여요") before all of them. When the user's profile has conditions (고령자, 당뇨병, 임부 ...), sentences of caution
 sections (주의사항, 상호작용) that name them are kept first and flagged as relevant to the profile.
 For an adult (a stated adult age, or a long post about an adult) it is the other way round: the
-sentences that dose children only are left out. For a question about a child or an infant, a product whose retrieved dosing section is for adults only is
+sentences that dose children only are left out. A short question that names its person ("임신 20주인데",
+"모유수유 중인데", "75세 아버지가") is read the same way: that person's cautions come first. For a question about a child or an infant, a product whose retrieved dosing section is for adults only is
 not quoted at all (`adult_only_products`), and sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
 (the document stays cited). A cited product holding an ingredient of a medication in the profile
@@ -29,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from yaksa.extraction.post_reader import PostReading
+from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.llm.duplicates import duplicate_cautions
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
@@ -171,13 +172,14 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     asked = post.search_query() if long_post else question   # its questions and key facts, not the story
     query = grams(asked)
-    person = post.profile_words() if long_post else ""
+    population = post.population if long_post else find_population(question)
+    # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
+    person = post.profile_words() if long_post else population_profile_words(population)
     profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
     paragraphs: list[str] = []
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
     side_effects_asked = asks_side_effects(asked)
-    population = post.population if long_post else find_population(question)
     for_child = bool(CHILD_POPULATIONS & set(population))
     for_adult = not for_child and "adult" in population
 
