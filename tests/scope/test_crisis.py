@@ -90,6 +90,11 @@ def test_crisis_messages_are_recognised(text: str, kind: str) -> None:
     "10개월 아기 해열제 먹여도 돼요",
     "I take 12 pills a day for my heart, is that ok?",
     "what happens if I take ibuprofen on an empty stomach",
+    # real posts' wordings: a figure of speech apart from a dosing question, a course to finish
+    "죽을 것 같이 아파요. 타이레놀 몇 알 먹어야 하나요?",
+    "죽을것 같은 불안감이 있었어요 그 뒤로 몇개월이 넘게 가슴이 두근거립니다",
+    "타미플루는 내성 때문에 무조건 10알 다 먹어야 한다더군요",
+    "날갯죽지 근육이 아파서 진통제 2알 먹었어요",
 ])
 def test_ordinary_questions_that_share_the_words_are_not_crises(text: str) -> None:
     assert crisis_kind(text) is None and crisis_decision(text) is None

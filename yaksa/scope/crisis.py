@@ -62,6 +62,7 @@ LETHAL_AMOUNT = "lethal_amount"
 OVERDOSE_TAKEN = "overdose_taken"
 OVERDOSE_MIN_UNITS = 10  # "2알 먹었는데" is a dosing question; "30알 먹었어요" is an emergency
 MAX_GAP = 16             # characters between an amount and the verb of taking it ("50알 한꺼번에 먹어도")
+DEATH_REACH = 40         # characters between a death word and the amount it asks about, in one sentence
 
 
 class _Cue:
@@ -200,7 +201,7 @@ _WISH_NOT_WAKE = _Cue(
         r"깨어나고\s?싶지\s?않|(안|못)\s?(깨어났|깼)으면|깨어나지\s?않았으면"),
     en=(r"\bi\s+(want|wish|'?d\s+like)\b[^.?!]{0,60}\b(never|not)\s+wake\s+up\b",))
 _HOW_MANY = _Cue(
-    ko=(r"몇\s?(알|정|개|캡슐|통|병|포|봉)|얼마나\s?(먹|마시|마셔|삼키|복용|많이)|얼마(만큼)?\s?(먹|마셔|삼켜)",
+    ko=(r"몇\s?(알|정|개(?!월)|캡슐|통(?!화)|병(?!원)|포|봉)|얼마나\s?(먹|마시|마셔|삼키|복용|많이)|얼마(만큼)?\s?(먹|마셔|삼켜)",
         r"어느\s?정도\s?(먹|마셔|복용)"),
     en=(r"\bhow\s+(many|much)\b",))
 _DEATH = _Cue(ko=(_DIE_KO, r"사망|치명"), en=(r"\b(kill|kills|killed|die|dead|death|fatal|deadly|lethal)\b",))
@@ -333,13 +334,30 @@ def _asks_not_to_wake(msg: _Message) -> bool:
 
 
 # "타미플루 10알 다 먹어야 하나요": whether a prescribed course must be finished (a real patient's post)
-_FINISH_COURSE_ASK = re.compile(r"다\s?(먹어야|먹여야|복용해야)\s?(하|되|돼|할|합)")
+_FINISH_COURSE_ASK = re.compile(r"다\s?(먹어야|먹여야|복용해야)\s?(하|한|되|돼|할|합)")
+_SENTENCE_STOP = re.compile(r"[.?!\n]")
 
 
 def _lethal_amount(msg: _Message) -> bool:
     asks_amount = _amount_taken_as(msg, "ask") and not _FINISH_COURSE_ASK.search(msg.text)
     return (_LETHAL.search(msg) or asks_amount or _asks_not_to_wake(msg)
-            or (_DEATH.search(msg) and (bool(msg.amounts) or _HOW_MANY.search(msg))))
+            or _death_near_amount(msg))
+
+
+def _death_near_amount(msg: _Message) -> bool:
+    """A death word within DEATH_REACH characters of an amount or a "how many", in one sentence ("50알
+    먹으면 죽나요"). Why near: a long post says "죽을 것 같은 불안감" in one place and asks "몇 알 먹어야
+    하나요" about its dose in another; apart, they are a figure of speech and a dosing question."""
+    deaths = [m.span() for m in _DEATH.finditer(msg)]
+    if not deaths:
+        return False
+    others = [*msg.amounts, *(m.span() for m in _HOW_MANY.finditer(msg))]
+    for d_start, d_end in deaths:
+        for o_start, o_end in others:
+            lo, hi = min(d_end, o_end), max(d_start, o_start)
+            if hi - lo <= DEATH_REACH and not _SENTENCE_STOP.search(msg.text, lo, max(lo, hi)):
+                return True
+    return False
 
 
 def crisis_kind(question: str) -> str | None:
