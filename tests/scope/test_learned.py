@@ -108,3 +108,22 @@ def test_fit_needs_both_classes() -> None:
     with pytest.raises(ValueError, match="both"):
         fit_learned_model([feats[i] for i in keep], [True] * len(keep), [sources[i] for i in keep],
                           [held[i] for i in keep], embedders=["e"], collections=["c"], feature_names=["a"])
+
+
+def test_twin_sources_are_left_out_together() -> None:
+    """Question_pair and Chatbot_data are one writer's sets: leaving one out must leave out both."""
+    feats, labels, sources, held = _data()
+    rng = np.random.default_rng(3)
+    for i in range(60):
+        feats.append(_text(rng, -1.0, 0))
+        labels.append(False)
+        sources.append("question_pair")
+        held.append(i % 3 == 0)
+    said: list[str] = []
+    model = fit_learned_model(feats, labels, sources, held, embedders=["e"], collections=["c"],
+                              feature_names=["embed_logit", "c1", "c5", "density"], progress=said.append)
+    left_out = [line for line in said if line.startswith("left out")]
+    assert "left out chatbot_data, question_pair: 80 texts scored" in left_out
+    assert not any(line.startswith("left out question_pair") for line in left_out)
+    assert len(left_out) == 6       # hidoc, doctor, pubmedqa, korquad, 3i4k, and the twins together
+    assert set(model.card.leave_one_source_out) >= {"chatbot_data", "question_pair"}

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from yaksa.scope.training_data import SOURCES, load_training_texts
+from yaksa.scope.training_data import FAMILIES, SOURCES, family, load_training_texts
 
 
 def _write(path: Path, rows: list[dict]) -> None:
@@ -55,3 +55,9 @@ def test_reserved_source_names_are_refused(tmp_path: Path) -> None:
            [{"id": "k", "question": "질문?", "source": "KoBEST BoolQ copy"}])
     with pytest.raises(ValueError, match="reserved"):
         load_training_texts(tmp_path)
+
+
+def test_families_name_known_sources_and_default_to_the_source() -> None:
+    assert family("question_pair") == family("chatbot_data") == "chatbot_data"
+    assert family("3i4k") == "3i4k" and family("hidoc") == "hidoc"
+    assert all(s in SOURCES and f in SOURCES and SOURCES[s] == SOURCES[f] for s, f in FAMILIES.items())

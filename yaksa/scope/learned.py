@@ -41,7 +41,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from yaksa.atomicio import atomic_write, write_json
-from yaksa.scope.training_data import CONSUMER, EXAM, POSTS, RESEARCH, SOURCES
+from yaksa.scope.training_data import CONSUMER, EXAM, POSTS, RESEARCH, SOURCES, family
 
 MODEL_VERSION = "scope-learned-v1"
 WEIGHTS_FILE = "scope_model.npz"
@@ -298,15 +298,18 @@ def fit_learned_model(features: Sequence[TextFeatures], labels: Sequence[bool], 
     if not (y[tune_idx].any() and (~y[tune_idx]).any()):
         raise ValueError("the tuning half needs both in-scope and out-of-scope texts")
     loso = np.zeros(len(y))
-    for name in sorted(set(src[tune_idx])):
-        test = tune_idx[src[tune_idx] == name]
-        train = tune_idx[src[tune_idx] != name]
+    writers = np.asarray([family(s) for s in src])
+    for name in sorted(set(writers[tune_idx])):
+        # a source is left out with its twins (`training_data.FAMILIES`): one writer's other set in
+        # the training rows would make the left-out source look seen
+        test = tune_idx[writers[tune_idx] == name]
+        train = tune_idx[writers[tune_idx] != name]
         if y[train].all() or not y[train].any():
             raise ValueError(f"leaving out {name!r} leaves one class only")
         stack = _fit_stack(features, train, y, src, regularization)
         loso[test] = [stack.text_score(features[i]) for i in test]
         if progress:
-            progress(f"left out {name}: {len(test)} texts scored")
+            progress(f"left out {', '.join(sorted(set(src[test])))}: {len(test)} texts scored")
     a, b = _fit_platt(loso[tune_idx], y[tune_idx])
     platt = (round(a, 6), round(b, 6))  # as the card stores them, so a loaded model decides the same
     p_loso = np.asarray([_sigmoid(platt[0] * v + platt[1]) for v in loso])

@@ -54,12 +54,20 @@ SOURCES: dict[str, str] = {
     "pubmedqa": RESEARCH,
     "medquad": CONSUMER, "yaksa_in": OWN,
 }
+# sources written by one hand: Question_pair and Chatbot_data are the same author's sets of the same
+# kind of question, so leaving one out while its twin stays would not be leaving the writer out
+FAMILIES: dict[str, str] = {"question_pair": "chatbot_data"}
 RESERVED = ("kobest", "parakqc", "kqma", "korean-mental-health", "nurse", "dentist")
 
 # the shared files' `source` strings start with these (real-questions/SOURCE.md)
 _OOS_PREFIXES = {"KorQuAD": "korquad", "3i4K": "3i4k", "Chatbot_data": "chatbot_data",
                  "Question_pair": "question_pair"}
 _POST_PREFIXES = {"hidoc": "hidoc", "Naver KiN": "kin"}
+
+
+def family(source: str) -> str:
+    """The writer a source belongs to (`FAMILIES`); the source itself when it stands alone."""
+    return FAMILIES.get(source, source)
 
 
 @dataclass(frozen=True)
