@@ -56,6 +56,7 @@ def test_the_memo_keeps_the_last_values_and_never_remembers_a_none_key() -> None
     memo.get("c", lambda: build("c"))           # evicts "a"
     assert memo.get("a", lambda: build("a")) is not a
     assert built == ["a", "n", "n", "b", "c", "a"]
+    assert memo.get("failed", lambda: None) is None and memo.get("failed", lambda: "now") == "now"
     with pytest.raises(ValueError, match="size"):
         ContentMemo(size=0)
 
@@ -103,5 +104,7 @@ def test_with_reuse_off_everything_is_rebuilt_and_equal(two_versions, monkeypatc
     stage_b = ScopeStage(b, settings.retrieval, sb.query_vector, catalog=sb.catalog,
                          cache_dir=settings.paths.embedding_cache)
     assert stage_a._reader is not stage_b._reader
+    if stage_a.learned is None:   # the exemplars depend on the embedder only: shared even with reuse off
+        assert stage_a._exemplars is not None and stage_a._exemplars is stage_b._exemplars
     question = "타이레놀 먹고 술 마셔도 되나요"
     assert stage_a.decide(question) == stage_b.decide(question)

@@ -111,8 +111,9 @@ def collection_content_key(loaded: LoadedBundle, name: str) -> str | None:
 
 
 class ContentMemo(Generic[_T]):
-    """The last `size` values built, by key; a None key builds without remembering. Thread-safe; a
-    value is built outside the lock (two first calls with one key may both build: same result)."""
+    """The last `size` values built, by key; a None key builds without remembering, and a None value
+    (a build that could not be done) is not remembered. Thread-safe; a value is built outside the
+    lock (two first calls with one key may both build: same result)."""
 
     def __init__(self, size: int = CONTENT_MEMO_SIZE) -> None:
         if size < 1:
@@ -128,7 +129,7 @@ class ContentMemo(Generic[_T]):
                     self._values.move_to_end(key)
                     return self._values[key]
         value = build()
-        if key is not None:
+        if key is not None and value is not None:
             with self._lock:
                 self._values[key] = value
                 self._values.move_to_end(key)

@@ -90,24 +90,22 @@ def _lexical_key(loaded: LoadedBundle, catalog: DrugCatalog | None, set_hash: st
     if catalog is None:
         return None
     userdict = loaded.bundle.manifest.files.get(USERDICT_NAME)
-    # the objects themselves are kept with the value (`_LexicalKey`), so their ids are not reused
-    return _LexicalKey(loaded.tokenizer, catalog, userdict, set_hash)
+    return _ObjectsKey((loaded.tokenizer, catalog), (userdict, set_hash))
 
 
 @dataclass(frozen=True, eq=False)
-class _LexicalKey:
-    """Compared by the identity of the tokenizer and catalog, by value for the rest."""
+class _ObjectsKey:
+    """A memo key compared by the identity of `objects` and by value for `values`. The objects are
+    kept alive with the key (it is stored in the memo), so their ids cannot be reused meanwhile."""
 
-    tokenizer: object
-    catalog: object
-    userdict: str | None
-    set_hash: str
+    objects: tuple[object, ...]
+    values: tuple[Hashable, ...]
 
-    def _parts(self) -> tuple[int, int, str | None, str]:
-        return id(self.tokenizer), id(self.catalog), self.userdict, self.set_hash
+    def _parts(self) -> tuple[tuple[int, ...], tuple[Hashable, ...]]:
+        return tuple(id(o) for o in self.objects), self.values
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _LexicalKey) and self._parts() == other._parts()
+        return isinstance(other, _ObjectsKey) and self._parts() == other._parts()
 
     def __hash__(self) -> int:
         return hash(self._parts())
@@ -116,6 +114,10 @@ class _LexicalKey:
 # The lexical readings of the last bundles: a swap to a bundle with the same tokenizer, user
 # dictionary and drug catalog reuses the reading instead of re-running Kiwi on every exemplar.
 _LEXICAL: ContentMemo[tuple[LexicalReader, np.ndarray]] = ContentMemo()
+# The embedded exemplars and their leave-one-out kNN features, by embedder: they depend on the
+# embedding model and the exemplars only, not on the bundle's documents (a new bundle built with
+# the same model reuses them; `load_published` keeps the embedder object when its identity is the same).
+_EXEMPLARS: ContentMemo[tuple[_Exemplars, np.ndarray]] = ContentMemo()
 
 
 class ScopeStage:
@@ -143,11 +145,12 @@ class ScopeStage:
         self._lexical_model = fit_scope_model(LEXICAL_FEATURES, lexical, labels, p.max_false_block, p.regularization)
         self._lexical_id = self._model_id(LEXICAL_ONLY, set_hash, self._lexical_model)
         # with a learned model the exemplar one is not needed (the lexical model stays: embedding failures)
-        self._exemplars = self._embed_exemplars(labels, cache_dir) if self._learned is None else None
+        self._exemplars, knn = None, None
+        if self._learned is None:
+            self._exemplars, knn = self._exemplars_and_knn(labels, cache_dir, set_hash)
         self._model: ScopeModel | None = None
         self._model_name = self._lexical_id
-        if self._exemplars is not None:
-            knn = leave_one_out_knn(self._exemplars.vectors, labels, p.neighbours)
+        if self._exemplars is not None and knn is not None:
             rows = np.hstack([knn, self._exemplars.oof_logits[:, None], lexical])
             self._model = fit_scope_model(EMBEDDING_FEATURES + LEXICAL_FEATURES, rows, labels,
                                           p.max_false_block, p.regularization)
@@ -187,6 +190,28 @@ class ScopeStage:
 
     def _lexical(self, text: str) -> LexicalSignals:
         return self._reader.read(text)
+
+    def _exemplars_and_knn(self, labels: np.ndarray, cache_dir: Path | None,
+                           set_hash: str) -> tuple[_Exemplars | None, np.ndarray | None]:
+        """The embedded exemplars and their kNN features, shared with earlier stages on the same
+        embedder (`_EXEMPLARS`); (None, None) when they cannot be embedded."""
+        embedders = self.loaded.embedders
+        collection = self.params.embed_collection if self.params.embed_collection in embedders \
+            else next(iter(embedders), None)
+        key = None if collection is None else _ObjectsKey(
+            (embedders[collection],),
+            (collection, str(cache_dir), set_hash, self.params.regularization, self.params.neighbours))
+
+        def build() -> tuple[_Exemplars, np.ndarray] | None:
+            exemplars = self._embed_exemplars(labels, cache_dir)
+            if exemplars is None:
+                return None
+            knn = leave_one_out_knn(exemplars.vectors, labels, self.params.neighbours)
+            knn.setflags(write=False)
+            return exemplars, knn
+
+        found = _EXEMPLARS.get(key, build)  # type: ignore[arg-type]
+        return found if found is not None else (None, None)
 
     def _embed_exemplars(self, labels: np.ndarray, cache_dir: Path | None) -> _Exemplars | None:
         embedders = self.loaded.embedders
