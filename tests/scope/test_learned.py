@@ -127,3 +127,15 @@ def test_twin_sources_are_left_out_together() -> None:
     assert not any(line.startswith("left out question_pair") for line in left_out)
     assert len(left_out) == 6       # hidoc, doctor, pubmedqa, korquad, 3i4k, and the twins together
     assert set(model.card.leave_one_source_out) >= {"chatbot_data", "question_pair"}
+
+
+def test_the_embedding_model_is_off_by_default_and_can_be_turned_on() -> None:
+    """Off (module doc): every view's logit is 0 and the combiner gives it no weight; on, it is fitted."""
+    off = _fit()
+    assert off.card.combiner_weights["embed_logit"] == 0.0
+    assert not off.stack.embed.coef.any() and any("no embedding model" in n for n in off.card.notes)
+    feats, *_ = _data(seed=2)
+    assert not off.stack.embed.scores(feats[0].views).any()
+    on = _fit(use_embedding=True)
+    assert on.stack.embed.coef.any() and on.card.combiner_weights["embed_logit"] != 0.0
+    assert not on.card.notes
