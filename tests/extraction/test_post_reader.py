@@ -80,6 +80,15 @@ def test_a_parents_age_does_not_become_the_childs() -> None:
     assert "4세 남아" in reading.facts() and "32" not in reading.facts()
 
 
+def test_a_school_grade_and_a_request_about_a_son_make_a_child() -> None:
+    """"초등학교 5학년제 아들에 대한 의뢰입니다": a school-age boy, not the adult writer."""
+    reading = read_post("초등학교 5학년제 아들에 대한 의뢰입니다. 5일 전부터 고열이 나고 배가 아프다고 합니다. "
+                        "신종플루일 가능성이 있을까요?", None)
+    assert (reading.person.who, reading.person.sex) == ("child", "male")
+    assert reading.population == ("child",) and reading.person.age_years is not None
+    assert read_post("제 아들에 대한 질문입니다. 8살이고 기침을 해요. 기침약 뭐가 좋을까요?", None).population == ("child",)
+
+
 def test_pregnancy_and_its_week() -> None:
     reading = read_post(PREGNANT, _linker({"타이레놀": ""}))
     assert (reading.person.pregnant, reading.person.pregnancy_week) == (True, 20)

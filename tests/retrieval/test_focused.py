@@ -133,3 +133,17 @@ def test_a_childrens_product_comes_after_the_rest_unless_the_question_is_about_a
         names = _names(child, catalog)
         assert any(n.startswith("어린이") for n in names)
     assert not analyse("부루펜 먹어도 되나요", catalog).linking.asked_form
+
+
+def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs) -> None:
+    """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
+    a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""
+    from yaksa.retrieval.focus import load_focus_rules
+    from yaksa.retrieval.focused import adults_only
+
+    rules = load_focus_rules()
+    for seed in range(5):
+        ranked, focus = _ranked("8살 아이가 콧물이 나고 기침을 해요", catalog, _unit_rows(len(docs), seed), docs)
+        assert "child" in focus.population
+        first = catalog.products[ranked[0].metadata["item_seq"]]
+        assert not adults_only(first, rules), first.name

@@ -80,7 +80,7 @@ _ROLE_WORDS: dict[str, str] = {
     "집사람": "spouse", "동생": "sibling", "언니": "sibling", "오빠": "sibling", "누나": "sibling", "형": "sibling",
 }
 _ROLE = "|".join(sorted(_ROLE_WORDS, key=len, reverse=True))
-_SUBJECT_PARTICLE = r"(?:가|이가|이는|이도|는|은|이|도|한테|에게|께서|를|을|의|\s*때문에|\s*문제로|\s*일로)"
+_SUBJECT_PARTICLE = r"(?:가|이가|이는|이도|는|은|이|도|한테|에게|께서|를|을|의|\s*때문에|\s*문제로|\s*일로|에\s*대한|에\s*대해)"
 # "아이가 열이 나요", "딸이 5살", "엄마가 70세인데": the role is the sentence's subject
 _ROLE_SUBJECT = re.compile(rf"(?<![가-힣])(?:저희\s*|우리\s*|제\s*)?(?P<role>{_ROLE}){_SUBJECT_PARTICLE}"
                            rf"|(?<![가-힣])(?:저희|우리|제)\s*(?P<role2>{_ROLE})(?![가-힣]*(?:입니다|인데|이고|예요|이에요))")
@@ -91,8 +91,8 @@ _CHILD_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "child
 # "생후 20일 된 아기인데", "6살 딸아이예요": the child is who the sentence is about
 _CHILD_COPULA = re.compile(rf"(?P<role>{_CHILD_WORDS})(?:인데|이에요|예요|입니다|이고|인데요|에요)")
 _WRITER = re.compile(r"(?<![가-힣])(?:저는|저도|제가|전|저|본인은|본인이|나는|내가|제\s*나이)(?![가-힣])|저희는")
-# "중3 여자", "고3 수험생", "초등학생 2학년"
-_SCHOOL = re.compile(r"(?P<k>초|중|고)(?:등학생|학생)?\s*(?P<n>[1-6])(?!\d)(?:\s*학년)?")
+# "중3 여자", "고3 수험생", "초등학생 2학년", "초등학교 5학년"
+_SCHOOL = re.compile(r"(?P<k>초|중|고)(?:등학생|등학교|학생|학교)?\s*(?P<n>[1-6])(?!\d)(?:\s*학년)?")
 _DECADE_WORDS = {"십대": 10, "이십대": 20, "삼십대": 30, "사십대": 40, "오십대": 50, "육십대": 60, "칠십대": 70,
                  "팔십대": 80}
 _DECADE = re.compile(r"(?<!\d)(?P<n>[1-9]0)\s*대|(?P<w>이십대|삼십대|사십대|오십대|육십대|칠십대|팔십대)")

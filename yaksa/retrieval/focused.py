@@ -34,6 +34,10 @@ ROUTE_MISMATCH = 0.3        # product used another way than the question says (�
 RECTAL_UNASKED = 1.0        # enemas and suppositories never lead unless the question asks for them
 POPULATION_FIT = 0.15       # 용법용량 doses the asked group (소아, 개월)
 POPULATION_UNASKED = 0.15   # the product's name says it is for a group the question is not about (어린이…)
+POPULATION_MISMATCH = 1.0   # dosed only for another age group: a child's answer never leads with an adults-only
+                            # product (페니라민정), an adult's never with a children's-only one (세토펜정80)
+CHILD_DOSE_WORDS = ("소아", "어린이", "개월", "영아", "유아", "세 미만", "세 이하", "세미만", "세이하")
+CHILD_GROUPS = frozenset({"child", "infant"})
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
 MAX_SYMPTOM_PRODUCTS = 20
 MAX_ADULT_ALTERNATIVES = 8  # products of an ingredient looked at for an adult's children's-only drug
@@ -51,7 +55,17 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
         score += POPULATION_FIT
     if any(w in p.name and not set(suits) & set(focus.population) for w, suits in rules.population_products.items()):
         score -= POPULATION_UNASKED
+    for_child = bool(CHILD_GROUPS & set(focus.population))
+    if (adults_only(p, rules) if for_child else "adult" in focus.population and children_only(p, rules)):
+        score -= POPULATION_MISMATCH
     return score
+
+
+def adults_only(p: Product, rules: FocusRules) -> bool:
+    """The product's 용법용량 doses adults and names no child group ("성인은 1회 1~3정": 페니라민정).
+    "15세 이상" is an adult's age, so it does not count as a child group here."""
+    adult = rules.population_usage.get("adult", ())
+    return any(w in p.usage for w in adult) and not any(w in p.usage for w in CHILD_DOSE_WORDS)
 
 
 def children_only(p: Product, rules: FocusRules) -> bool:
