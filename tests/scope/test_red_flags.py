@@ -398,3 +398,18 @@ def test_a_more_urgent_rule_wins_over_see_a_doctor_soon() -> None:
 def test_see_a_doctor_soon_is_no_red_flag_to_the_evaluation() -> None:
     text = "기침이 3주째 계속돼요"
     assert red_flag(text).rule_id == "cough_three_weeks" and triage(text) is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    # a fall, then a bump and vomiting: a toddler's head injury though the post never says "머리"
+    ("15개월 아기가 계단에서 넘어졌어요. 그날 저녁부터 혹이 났고 오늘 토했어요", "head_injury"),
+    # discharged last week, now limp and vomiting everything: at home, not "in hospital"
+    ("저번주에 입원했다가 퇴원했습니다. 아기가 다 토하고 힘없이 누워만 있어요", "child_red_signs"),
+])
+def test_real_posts_wordings_of_a_head_bump_and_a_discharged_child(text: str, rule: str) -> None:
+    assert rule_of(text) == rule
+
+
+def test_a_bump_on_the_knee_and_a_child_still_in_hospital_are_not_these_flags() -> None:
+    assert rule_of("넘어져서 무릎에 혹이 났는데 토했어요") is None
+    assert rule_of("아기가 입원 중인데 다 토하고 힘없이 누워만 있어요") is None

@@ -399,10 +399,10 @@ _NEG_EN_BEFORE = re.compile(
 
 
 def _negated_after(text: str, end: int) -> bool:
-    window = text[end:end + NEGATION_REACH]
-    stop = _CLAUSE_END.search(window)
-    if stop is not None:
-        window = window[:stop.end()]
+    # searched in `text`, not in the slice: a connective right after the term ("토하고 힘없이 …") needs
+    # the term's last syllable for its look-behind, or the clause runs on into the next one's "없"
+    stop = _CLAUSE_END.search(text, end, end + NEGATION_REACH)
+    window = text[end:stop.end() if stop is not None else end + NEGATION_REACH]
     if _PERSIST_KO.search(window):
         return False
     return _NEG_KO.search(window) is not None
