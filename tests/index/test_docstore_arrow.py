@@ -165,3 +165,20 @@ def test_a_float16_copy_of_the_wrong_size_is_refused(build, monkeypatch: pytest.
     (path / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
     with pytest.raises(BundleError, match="float16 copy.*does not match"):
         open_bundle(path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps")
+def test_the_arrow_columns_are_views_of_the_mapped_file(stores, tmp_path: Path) -> None:
+    """No column is copied into private memory at open (the point of the memory map)."""
+    import numpy as np
+
+    _, _, arrow = stores
+    target = str((tmp_path / DOCS_ARROW_FILE).resolve())
+    ranges = [tuple(int(x, 16) for x in line.split()[0].split("-"))
+              for line in Path("/proc/self/maps").read_text().splitlines() if line.endswith(target)]
+    assert ranges
+    for name, column in arrow._columns.items():
+        for view in (column.data, column.offsets):
+            if view.nbytes:
+                address = np.frombuffer(view, dtype=np.uint8).ctypes.data
+                assert any(lo <= address < hi for lo, hi in ranges), name

@@ -152,6 +152,14 @@ class _TextColumn:
         return str(self.data[self.offsets[row]: self.offsets[row + 1]], "utf-8")
 
 
+def _one_array(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array, without a copy when it is one chunk (`combine_chunks` copies even
+    then, which would turn a memory-mapped column into private memory)."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+
+
 class DocStore:
     """Read-only access to a docstore (module doc); safe to share between threads."""
 
@@ -168,7 +176,7 @@ class DocStore:
         table = table.select(list(COLUMNS)).combine_chunks()   # no copy when already one chunk
         self._table: pa.Table | None = table   # owns the buffers (and the memory map) the columns view
         self._columns: dict[str, _TextColumn] | None = {
-            c: _TextColumn.of(table.column(c).combine_chunks(), f"{self.arrow_path or self.path}: column {c}")
+            c: _TextColumn.of(_one_array(table.column(c)), f"{self.arrow_path or self.path}: column {c}")
             for c in COLUMNS}
         self._count = table.num_rows
         self._row_of = {doc_id: row for row, doc_id in enumerate(table.column("doc_id").to_pylist())}
