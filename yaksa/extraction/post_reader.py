@@ -286,7 +286,7 @@ class PostReading:
                 "tried": list(self.tried), "conditions": list(self.conditions), "care_only": self.care_only}
 
 
-_CAUTION_WORDS = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자"}
+_CAUTION_WORDS = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자", "infant": "영아", "child": "소아"}
 
 
 def population_profile_words(population: Sequence[str]) -> str:

@@ -21,6 +21,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "수유": ("수유부",),
     "어린이": ("소아", "유아"),
     "소아": ("어린이",),
+    "영아": ("신생아", "개월"),   # "만 3개월 미만의 영아", "생후 1개월 미만"
     "elderly": ("older", "aged"),
     "pregnant": ("pregnancy",),
     "pregnancy": ("pregnant",),
