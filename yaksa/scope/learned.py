@@ -268,6 +268,9 @@ def _rates(refused: np.ndarray, sources: Sequence[str], labels: np.ndarray) -> d
     return out
 
 
+NO_EMBEDDING_NOTE = "no embedding model: the combiner reads corpus similarities and lexical rates (embed_logit is 0)"
+
+
 def _no_embedding(dim: int) -> _Linear:
     """An embedding model that gives every view logit 0: the combiner's weight on it comes out 0."""
     return _Linear(np.zeros(dim), np.ones(dim), np.zeros(dim), 0.0)
@@ -345,6 +348,5 @@ def fit_learned_model(features: Sequence[TextFeatures], labels: Sequence[bool], 
         {n: round(float(w), 4) for n, w in zip(names, final.combiner.coef, strict=True)},
         {name: int((src[tune_idx] == name).sum()) for name in sorted(set(src[tune_idx]))},
         loso_rates, hold_rates,
-        notes=[] if use_embedding else ["no embedding model: the combiner reads corpus similarities and lexical "
-                                        "rates (embed_logit is 0, its weight 0)"])
+        notes=[] if use_embedding else [NO_EMBEDDING_NOTE])
     return LearnedScopeModel(final, platt, threshold, card)
