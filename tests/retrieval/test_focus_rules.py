@@ -15,6 +15,9 @@ from yaksa.retrieval.focus import find_symptoms, named_symptoms
     ("머리카락이 많이 빠져요", "탈모"),        # was answered from a naproxen side-effect list
     ("장이 안 좋은데 먹을 약 있어요?", "정장"),      # probiotics' 효능효과 says 정장 (was an unrelated answer)
     ("살 빼는 약 있어요?", "체중감량"),         # was answered from ibuprofen side effects; no label names
+    ("헬스장에서 운동하면 윗배가 아파요", "위통"),  # was refused as off-topic (a gym is a sports cue)
+    ("아랫배가 살살 아파요", "복통"),
+    ("벌레한테 물려서 부었어요", "벌레물린"),
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
@@ -32,3 +35,9 @@ def test_a_sprain_is_named_as_tablets_and_plasters_name_it() -> None:
     """Tablets write 염좌, plasters and gels 삠: "발목을 삐끗했는데 뭐 바르면 돼요" must reach the plasters."""
     assert {"염좌", "삠"} <= set(named_symptoms("발목을 삐끗했는데 뭐 바르면 돼요"))
     assert named_symptoms("코가 꽉 막혀서 잠을 못 자요")[0] == "코막힘"   # was answered from a sleeping pill
+
+
+def test_a_cockroach_is_no_insect_bite() -> None:
+    """"바퀴벌레 약" is an insecticide: it must not read as the symptom 벌레 물린 데 (it passed the scope
+    stage on that word and was answered from a steroid cream)."""
+    assert "벌레물린" not in named_symptoms("바퀴벌레 약 어디서 사요?")

@@ -8,12 +8,14 @@ that plainly, not answered from an unrelated product. The facts come from the se
 Usage:
     notice(focus)          # "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다."
     no_evidence(focus)     # for a named drug with no product in the data
+    nothing_named(question)  # for a question that names nothing medical, answered only by labels
 """
 
 from __future__ import annotations
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.safety import SAFETY_LINE_KO
+from yaksa.llm.lexical import is_korean
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.retrieval.focus import Focus
 from yaksa.retrieval.relevance import is_about
 
@@ -40,6 +42,18 @@ def no_evidence(focus: Focus) -> str:
     names = ", ".join(dict.fromkeys(focus.linking.mentions)) or "말씀하신 약"
     return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "
             f"답하지 않습니다. {SAFETY_LINE_KO}")
+
+
+NO_RELEVANT_EVIDENCE = ("자료에서 질문하신 내용에 맞는 허가 정보를 찾지 못해 답변드리기 어렵습니다. "
+                        f"{SAFETY_LINE_KO}")
+NO_RELEVANT_EVIDENCE_EN = ("I could not find anything in the data that answers this question, so I will not guess. "
+                           f"{SAFETY_LINE_EN}")
+
+
+def nothing_named(question: str) -> str:
+    """The reply when a question names no drug, symptom or medical word and only drug labels matched it
+    ("오늘 비 올 확률이 몇 퍼센트야" near the scope threshold): quoting a label would answer what was not asked."""
+    return NO_RELEVANT_EVIDENCE if is_korean(question) else NO_RELEVANT_EVIDENCE_EN
 
 
 def with_notice(answer: str, focus: Focus | None) -> str:

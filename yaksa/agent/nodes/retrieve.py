@@ -7,7 +7,10 @@ A long post (`state["post"]`, read by `assemble_context`) is searched for the pe
 focus of the query gets the post's population (an adult's post never reads as a child's, a child's
 gets children's doses first, a pregnant writer's gets the pregnancy cautions). A post whose every
 question needs a doctor ("무슨 병인가요", "어느 과에 가야 하나요") and that names no medicine is told so
-plainly without a search: no drug label answers it.
+plainly without a search: no drug label answers it. A message that names nothing medical (no drug,
+symptom, measurement or medical word: the scope stage's lexical signals), passed the scope stage narrowly
+and whose search found only drug labels sharing no word with it is told the data has nothing on it: a
+label it happened to resemble answers nothing it asked (`unanswered_by_labels`).
 
 A red flag whose advice is "go now, do not treat at home first" (`withhold_doses`: a feverish newborn,
 someone who took too many pills) is answered from the labels' cautions only (who must not take it:
@@ -17,18 +20,51 @@ product's uses, quoted after "go to the emergency department now" reads as the w
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.focus_notice import no_evidence
+from yaksa.agent.focus_notice import no_evidence, nothing_named
 from yaksa.agent.replies import care_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.evidence import Citation
+from yaksa.llm.lexical import terms
 from yaksa.llm.safety import safety_line
+from yaksa.retrieval.searcher import DRUGS
+from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.red_flags import withholds_doses
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
+
+
+NARROW_PASS = 2.0   # a message whose P(in scope) is under this many times the threshold passed narrowly
+
+
+def names_nothing_medical(scope: ScopeDecision | None) -> bool:
+    """The scope stage found no medical word, drug, symptom or measurement in the question (its lexical
+    signals; unknown, e.g. without the scope stage, counts as naming something)."""
+    signals = scope.signals if scope is not None else {}
+    return signals.get("medical_terms") == [] and signals.get("density") == 0
+
+
+MEDICINE_WORD = re.compile(r"약|연고|시럽|파스|크림|겔|밴드")   # "가루약", "노스카나 겔": the lexicon may miss them
+
+
+def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: list[Citation]) -> bool:
+    """Only drug labels were found for a message that names nothing medical, passed the scope stage
+    narrowly (P(in scope) < NARROW_PASS x threshold) and shares no content word with any of them
+    ("알람 7시에 맞춰줘" and an antacid's dosing). Each condition alone also holds for real medical questions
+    ("아침부터 열이 좀 나요" names no term the lexicon knows; "좌약 넣는 방법" passed narrowly); together, on
+    the shared non-medical questions that passed, they held for most and for few medical ones."""
+    if (not citations or any(c.collection != DRUGS for c in citations) or not names_nothing_medical(scope)
+            or MEDICINE_WORD.search(question)):
+        return False
+    p, threshold = scope.signals.get("p_in_scope"), scope.signals.get("threshold")
+    if not isinstance(p, float) or not isinstance(threshold, float) or p >= NARROW_PASS * threshold:
+        return False
+    words = terms(question)
+    return not any(w in c.text or w in c.title for w in words for c in citations)
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
@@ -75,5 +111,12 @@ def retrieve(deps: AgentDeps):
             if focus is not None and focus.mode == "drug" and not citations:
                 # a named drug the data does not hold: say so, never answer from another product
                 update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
+            elif (focus is not None and focus.mode == "general"
+                  and unanswered_by_labels(state["question"], state.get("scope"), citations)):
+                # a message that names nothing medical and passed the scope stage on its likeness to the
+                # corpus ("알람 7시에 맞춰줘"): the labels the search found answer nothing it asked
+                turn.notes["post_answer"] = "nothing_named"
+                update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
+                              verified=False)
         return update
     return run

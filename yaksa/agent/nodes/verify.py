@@ -10,16 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.focus_notice import about_focus, no_evidence
+from yaksa.agent.focus_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.extractive import extractive_answer
 from yaksa.llm.roles import correct, verify
 from yaksa.llm.rule_verifier import verify_rules
-from yaksa.llm.safety import SAFETY_LINE_KO
 from yaksa.retrieval.relevance import check_relevance
-
-NO_RELEVANT_EVIDENCE = ("자료에서 질문하신 내용에 맞는 허가 정보를 찾지 못해 답변드리기 어렵습니다. "
-                        f"{SAFETY_LINE_KO}")
 
 
 def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:

@@ -1,0 +1,35 @@
+"""A message that names nothing medical, passed the scope stage narrowly and matched only unrelated drug
+labels is told the data has nothing on it, not answered from an antacid's dosing ("알람 7시에 맞춰줘")."""
+
+from __future__ import annotations
+
+from yaksa.agent.nodes.retrieve import unanswered_by_labels
+from yaksa.llm.evidence import Citation
+from yaksa.scope.decision import ScopeDecision
+
+ANTACID = Citation(1, "mfds:1:usage", "drugs", "알드린현탁액(알마게이트)", "용법용량",
+                   "성인 및 12세 이상의 소아는 1회 1~1.5 g을 1일 3회 식후 30분~1시간에 복용합니다.", 0.4,
+                   {"section_key": "usage"})
+SUPPOSITORY = Citation(1, "mfds:2:usage", "drugs", "써스펜좌약", "용법용량", "좌약을 항문에 깊숙이 넣습니다.", 0.4,
+                       {"section_key": "usage"})
+PASSAGE = Citation(1, "health:1", "health", "Fever", "", "A fever is a body temperature above normal.", 0.4, {})
+
+
+def scope(p: float, terms: list[str] | None = None, density: float = 0.0) -> ScopeDecision:
+    return ScopeDecision(True, "scope_model:whole", {"medical_terms": terms or [], "density": density,
+                                                     "p_in_scope": p, "threshold": 0.15}, "m")
+
+
+def test_a_narrow_pass_naming_nothing_and_sharing_no_word_is_not_answered_from_labels() -> None:
+    assert unanswered_by_labels("알람 7시에 맞춰줘", scope(0.16), [ANTACID])
+
+
+def test_each_condition_keeps_the_answer() -> None:
+    assert not unanswered_by_labels("알람 7시에 맞춰줘", scope(0.5), [ANTACID])                # a clear pass
+    assert not unanswered_by_labels("알람 7시에 맞춰줘", scope(0.16, ["약"], 0.2), [ANTACID])  # names medicine
+    assert not unanswered_by_labels("좌약 넣는 방법 알려주세요", scope(0.16), [SUPPOSITORY])    # shares a word
+    assert not unanswered_by_labels("알람 7시에 맞춰줘", scope(0.16), [PASSAGE])               # not a label
+    assert not unanswered_by_labels("알람 7시에 맞춰줘", None, [ANTACID])                       # no scope stage
+    assert not unanswered_by_labels("알람 7시에 맞춰줘", scope(0.16), [])
+    # a medicine word the lexicon missed ("가루약") still names medicine
+    assert not unanswered_by_labels("가루약 물에 타서 먹여도 돼요?", scope(0.16), [ANTACID])
