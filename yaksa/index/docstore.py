@@ -39,7 +39,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from yaksa.atomicio import fsync_dir, fsync_file
+from yaksa.atomicio import atomic_write, fsync_dir, fsync_file
 from yaksa.corpus.document import Document
 
 TABLE = "documents"
@@ -105,20 +105,14 @@ def _write_duckdb(path: Path, table: pa.Table) -> None:
 
 
 def _write_arrow(path: Path, table: pa.Table) -> None:
-    """One uncompressed record batch (contiguous columns: what `_TextColumn` slices)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.unlink(missing_ok=True)
-    try:
-        batch = table.combine_chunks().to_batches(max_chunksize=max(table.num_rows, 1))
+    """One uncompressed record batch (contiguous columns: what `_TextColumn` slices), written atomically."""
+    batches = table.combine_chunks().to_batches(max_chunksize=max(table.num_rows, 1))
+
+    def write(tmp: Path) -> None:
         with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            for b in batch:
-                writer.write_batch(b)
-        fsync_file(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
+            for batch in batches:
+                writer.write_batch(batch)
+    atomic_write(path, write)
 
 
 @dataclass(frozen=True)
