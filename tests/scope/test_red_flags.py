@@ -405,6 +405,8 @@ def test_see_a_doctor_soon_is_no_red_flag_to_the_evaluation() -> None:
     ("15개월 아기가 계단에서 넘어졌어요. 그날 저녁부터 혹이 났고 오늘 토했어요", "head_injury"),
     # discharged last week, now limp and vomiting everything: at home, not "in hospital"
     ("저번주에 입원했다가 퇴원했습니다. 아기가 다 토하고 힘없이 누워만 있어요", "child_red_signs"),
+    # breathlessness with words between 숨 and 쉬기 ("숨도요즘 가끔 쉬기힘들어"), beside chest pain
+    ("왼쪽 가슴이 가끔 아프고 숨도요즘 가끔 쉬기힘들어질대도 있습니다", "chest_pain_red"),
 ])
 def test_real_posts_wordings_of_a_head_bump_and_a_discharged_child(text: str, rule: str) -> None:
     assert rule_of(text) == rule
