@@ -44,7 +44,7 @@ from serving.runtime import Runtime, RuntimeHolder
 from serving.turns import Event, check_admission, stopped_payload
 from serving.validation import clean_text
 from yaksa.agent.api import TurnStopped
-from yaksa.critique.case import MAX_CASE_CHARS, PARTS, Case, CaseError, parse_case
+from yaksa.corpus.case import MAX_CASE_CHARS, PARTS, Case, CaseError, parse_case
 
 log = logging.getLogger(__name__)
 STEP, RESULT, DONE, ERROR = "step", "result", "done", "error"

@@ -478,7 +478,7 @@ def regress_run(
 @regress_app.command("accept")
 def regress_accept(run_id: str, params: ParamsOpt = Path("params.yaml")) -> None:
     """Promote an earlier run to baseline (e.g. after reviewing a deliberate change)."""
-    from yaksa.regression.store import RunStore
+    from yaksa.evaluation.run_store import RunStore
 
     s = _settings(params)
     try:
@@ -491,7 +491,7 @@ def regress_accept(run_id: str, params: ParamsOpt = Path("params.yaml")) -> None
 @regress_app.command("runs")
 def regress_runs(params: ParamsOpt = Path("params.yaml")) -> None:
     """The latest runs: id, bundle, passed, accepted."""
-    from yaksa.regression.store import RunStore
+    from yaksa.evaluation.run_store import RunStore
 
     s = _settings(params)
     for r in RunStore(s.paths.root / s.regression.db_path).runs():
@@ -506,7 +506,7 @@ def regress_adapt_prompts(params: ParamsOpt = Path("params.yaml")) -> None:
     import os
 
     from yaksa.llm.config import LLMConfig
-    from yaksa.regression import judge as j
+    from yaksa.evaluation import judge as j
 
     _settings(params)
     config = LLMConfig.from_env()
@@ -529,7 +529,7 @@ def critique(
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
     """M&M critique of a clinical case: analysis, internal cases (validated), literature, cited critique."""
-    from yaksa.critique.case import CaseError, parse_case
+    from yaksa.corpus.case import CaseError, parse_case
     from yaksa.critique.runtime import build_critique_agent
     from yaksa.retrieval.loader import load_published
 

@@ -7,6 +7,8 @@ test point a whole build at a temporary project.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -198,7 +200,7 @@ class RetrievalParams:
     rrf_k: int = 60
     pool: int = 20  # candidates taken from each retriever per collection before fusion
     k: int = 5
-    expansion: bool = True  # rule-based query expansion of the BM25 query (yaksa.retrieval.expansion)
+    expansion: bool = True  # rule-based query expansion of the BM25 query (yaksa.lexicon.expansion)
     # multiply the fused score of side-effect sections by this unless the question asks about side
     # effects: their long lists name every symptom, so dense retrieval ranks them for any symptom
     side_effect_prior: float = 1.0
@@ -462,3 +464,9 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
     if settings.index.faiss not in ("flat", "hnsw"):
         raise ConfigError(f"{path}: index.faiss must be flat or hnsw, got {settings.index.faiss!r}")
     return settings
+
+
+def params_hash(settings: Settings) -> str:
+    """Hash of the whole params.yaml as loaded (retrieval, agent, scope ... all shape the answers)."""
+    text = json.dumps(settings.raw_params, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

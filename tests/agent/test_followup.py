@@ -10,7 +10,7 @@ import pytest
 
 from yaksa.agent.followup import bare_name, clarify_reply, referring_expression, resolve, with_particle
 from yaksa.llm.safety import SAFETY_LINE_KO
-from yaksa.retrieval.linking import DrugCatalog
+from yaksa.lexicon.linking import DrugCatalog
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from yaksa.cli import app
 from yaksa.config import load_settings
-from yaksa.critique.case import parse_case
+from yaksa.corpus.case import parse_case
 from yaksa.critique.runtime import build_critique_agent
 from yaksa.retrieval.loader import load_published
 

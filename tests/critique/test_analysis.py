@@ -20,7 +20,7 @@ from yaksa.critique.analysis import (
     parse_rules,
     stated_diagnoses,
 )
-from yaksa.critique.case import Case
+from yaksa.corpus.case import Case
 
 REPO = Path(__file__).resolve().parents[2]
 CONCEPTS_DIR = REPO / "data" / "processed" / "concepts"

@@ -6,7 +6,7 @@ import pytest
 
 from tests.critique.test_analysis import POST_OP_PE, TOY_CONCEPTS
 from yaksa.critique.analysis import analyse_case
-from yaksa.critique.case import Case
+from yaksa.corpus.case import Case
 from yaksa.critique.validation import (
     PASS_CONFIDENCE,
     CandidateCase,

@@ -16,7 +16,7 @@ from yaksa.extraction.post_reader import (
     read_post,
     split_sentences,
 )
-from yaksa.retrieval.linking import Linking
+from yaksa.lexicon.linking import Linking
 
 ADULT_FEVER = ("안녕하세요 29살 여자입니다. 어제 저녁부터 열이 38도까지 오르고 온몸이 쑤셔요. 기침은 없고 목도 안 "
                "아파요. 집에 타이레놀이 있는데 먹어도 될까요? 하루에 몇 번까지 먹어도 되는지도 알려주세요.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from yaksa.regression.store import RunStore
+from yaksa.evaluation.run_store import RunStore
 
 
 @pytest.mark.slow

@@ -139,7 +139,7 @@ def test_an_adult_post_gets_no_childrens_dose_lines() -> None:
 
 def test_questions_no_label_answers_are_named_first_and_pass_the_rules() -> None:
     from yaksa.extraction.post_reader import read_post
-    from yaksa.retrieval.linking import Linking
+    from yaksa.lexicon.linking import Linking
 
     post = read_post("몇 달째 기침이 나고 열이 나요. 세토펜을 먹었는데 그대로예요. 결핵 초기 증상인가요? "
                      "세토펜 계속 먹어도 되나요?", lambda text: Linking(mentions=("세토펜을",) if "세토펜을" in text else ()))

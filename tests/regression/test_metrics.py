@@ -7,7 +7,8 @@ import math
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.regression.metrics import ItemOutcome, percentile, score_item
+from yaksa.evaluation.metrics import percentile
+from yaksa.regression.metrics import ItemOutcome, score_item
 from yaksa.regression.suite import SuiteItem
 
 DOC1 = Citation(1, "mfds:1:usage", "drugs", "타이레놀정500밀리그람", "용법용량",

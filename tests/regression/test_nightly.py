@@ -13,13 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.fake_openai import FakeOpenAI
-from tests.regression.test_judge import QUESTIONS, STATEMENTS, VERDICTS, question, statements, verdicts
+from tests.evaluation.test_judge import QUESTIONS, STATEMENTS, VERDICTS, question, statements, verdicts
 from yaksa.cli import app
 from yaksa.config import load_settings
 from yaksa.llm.config import LLMConfig
-from yaksa.regression import judge as judge_module
+from yaksa.evaluation import judge as judge_module
 from yaksa.regression.nightly import run_regression
-from yaksa.regression.store import RunStore
+from yaksa.evaluation.run_store import RunStore
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.stage import ScopeStage
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from yaksa.corpus.document import Document
-from yaksa.retrieval.focus import analyse
+from yaksa.lexicon.focus import analyse
 from yaksa.retrieval.focused import rank_drug, rank_symptom, symptom_products
-from yaksa.retrieval.linking import DrugCatalog
+from yaksa.lexicon.linking import DrugCatalog
 from yaksa.retrieval.relevance import check_relevance
 
 
@@ -138,7 +138,7 @@ def test_a_childrens_product_comes_after_the_rest_unless_the_question_is_about_a
 def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs) -> None:
     """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
     a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""
-    from yaksa.retrieval.focus import load_focus_rules
+    from yaksa.lexicon.focus import load_focus_rules
     from yaksa.retrieval.focused import adults_only
 
     rules = load_focus_rules()

@@ -23,7 +23,7 @@ from serving.runtime import runner_searcher
 from tests.serving.conftest import ADMIN, ALICE, OPS, live_server, serving_client, sse_events
 from tests.serving.fakes import fake_factory
 from yaksa.config import Settings
-from yaksa.critique.case import MAX_CASE_CHARS
+from yaksa.corpus.case import MAX_CASE_CHARS
 
 MODES = ("external_only", "hybrid", "external_only_after_validation")
 SECTIONS = {"diagnostic_errors", "treatment_errors", "what_went_well", "prevention"}

@@ -3,7 +3,7 @@
 Why: a question about 타이레놀 answered from 세토펜정 must say so in its first sentence, or the user
 believes they read 타이레놀's label; and a question about a drug the data does not hold must be told
 that plainly, not answered from an unrelated product. The facts come from the search's `Focus`
-(`yaksa.retrieval.focus`); the sentences are fixed text, so no dose or claim is added.
+(`yaksa.lexicon.focus`); the sentences are fixed text, so no dose or claim is added.
 
 Usage:
     notice(focus)          # "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다."
@@ -16,7 +16,7 @@ from __future__ import annotations
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import is_korean
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
-from yaksa.retrieval.focus import Focus
+from yaksa.lexicon.focus import Focus
 from yaksa.retrieval.relevance import is_about
 
 

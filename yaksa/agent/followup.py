@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
-from yaksa.retrieval.linking import Linking
+from yaksa.lexicon.linking import Linking
 from yaksa.text.hangul import has_final
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle

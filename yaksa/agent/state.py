@@ -12,7 +12,7 @@ from yaksa.config import AgentFlags
 from yaksa.extraction.post_reader import PostReading
 from yaksa.extraction.slots import SlotItem
 from yaksa.llm.evidence import Citation
-from yaksa.retrieval.focus import Focus
+from yaksa.lexicon.focus import Focus
 from yaksa.scope.decision import ScopeDecision
 
 

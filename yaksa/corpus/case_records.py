@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from yaksa.corpus.case import LESSONS_MARK, PARTS, CaseError, parse_case
 from yaksa.corpus.document import Document, normalize_text
 from yaksa.corpus.rawio import LoadResult, iter_jsonl, list_files, one_line
 from yaksa.corpus.rejects import RejectLog
-from yaksa.critique.case import LESSONS_MARK, PARTS, CaseError, parse_case
 
 SOURCE = "case_records"
 EXTRA_FIELDS = ("id", "title", "specialty", "lessons")

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from yaksa.config import CritiqueParams
+from yaksa.corpus.case import LESSONS_MARK, Case
 from yaksa.critique.analysis import ClinicalAnalysis, ConceptIndex, analyse_case
-from yaksa.critique.case import LESSONS_MARK, Case
 from yaksa.critique.evidence import Claim, Evidence
 from yaksa.critique.llm_roles import llm_analysis, llm_critique, llm_validate
 from yaksa.critique.pubmed import PubMedClient, mm_query
@@ -60,8 +60,7 @@ MAX_CASE_QUERY_CHARS = 2000
 OFFLINE_QUERY_TAIL_CHARS = 400
 MIN_SHARED_WORDS = 2
 WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
-STOPWORDS = frozenset("the and with for from that this which into than then are was were has have had not its his "
-                      "her their patient patients who after before there these those been also more most".split())
+STOPWORDS = frozenset(["the", "and", "with", "for", "from", "that", "this", "which", "into", "than", "then", "are", "was", "were", "has", "have", "had", "not", "its", "his", "her", "their", "patient", "patients", "who", "after", "before", "there", "these", "those", "been", "also", "more", "most"])
 OFFLINE = "offline"
 
 StepCallback = Callable[[str, dict[str, Any]], None]

@@ -69,7 +69,7 @@ class RulesError(ValueError):
 
 
 class CaseLike(Protocol):
-    """What the analysis reads from a case (`yaksa.critique.case.Case` or any object like it)."""
+    """What the analysis reads from a case (`yaksa.corpus.case.Case` or any object like it)."""
 
     @property
     def summary(self) -> str: ...

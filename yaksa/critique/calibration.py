@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from yaksa.corpus.case import Case, parse_case
 from yaksa.critique.agent import CASES, MAX_CASE_QUERY_CHARS, CritiqueAgent
-from yaksa.critique.case import Case, parse_case
 from yaksa.split import is_held_out
 
 MARGIN = 0.02

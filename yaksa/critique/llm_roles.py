@@ -35,15 +35,15 @@ from typing import Any, TypeVar
 
 import yaml
 
+from yaksa.corpus.case import Case
 from yaksa.critique.analysis import (
     MAX_SEARCH_TERMS,
     ClinicalAnalysis,
     RiskMatch,
-    name_key,
     load_rules,
+    name_key,
     phrase_regex,
 )
-from yaksa.critique.case import Case
 from yaksa.critique.evidence import Claim, Evidence
 from yaksa.critique.validation import CandidateCase, ValidationVerdict
 from yaksa.llm.client import LLMClient

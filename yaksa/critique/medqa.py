@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yaksa.corpus.case import Case
 from yaksa.critique.agent import MODES, CritiqueAgent, CritiqueResult
-from yaksa.critique.case import Case
 from yaksa.scope.exemplars import is_held_out
 
 MIN_WORD_SHARE = 0.6
@@ -35,8 +35,7 @@ _ASKS_DIAGNOSIS = re.compile(r"\b(?:most likely|probable) (?:diagnosis|cause|exp
                              re.IGNORECASE)
 _LAST_QUESTION = re.compile(r"[^.?!]*\?\s*$")
 _WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
-_STOP = frozenset("the and with for from that this which into onto than then are was were has have had not "
-                  "its his her their of in on at to by an a or".split())
+_STOP = frozenset(["the", "and", "with", "for", "from", "that", "this", "which", "into", "onto", "than", "then", "are", "was", "were", "has", "have", "had", "not", "its", "his", "her", "their", "of", "in", "on", "at", "to", "by", "an", "a", "or"])
 
 
 @dataclass(frozen=True)

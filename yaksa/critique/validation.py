@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from yaksa.corpus.case import Case
 from yaksa.critique.analysis import (
     ClinicalAnalysis,
     ConceptIndex,
@@ -33,7 +34,6 @@ from yaksa.critique.analysis import (
     mentioned_diagnoses,
     phrase_regex,
 )
-from yaksa.critique.case import Case
 
 PASS_CONFIDENCE = 0.5
 MIN_CASE_WORDS = 20

@@ -10,27 +10,17 @@ wrong 은/는 reads as machine-made and would make a poor calibration set for th
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from yaksa.corpus.document import Document
 from yaksa.evaluation.goldsets import GoldQuestion
+from yaksa.lexicon.product_names import brand_name, is_oral
 
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 # How a final digit or Latin letter is read aloud decides the particle: 1 일, 3 삼, 6 육, 7 칠, 8 팔,
 # 0 영 end in a consonant; L 엘, M 엠, N 엔, R 알 do too.
 _CLOSED_NON_HANGUL = set("0136780lmnrLMNR")
-# A strength with its unit anywhere in a name ("우루사100밀리그램연질캡슐") and braced annotations
-# ("{수출명:...}"): customers say "우루사연질캡슐". Bare numbers stay: they are part of "비타500".
-_STRENGTH = re.compile(r"\s*\d[\d.,/]*\s*(?:밀리그램|밀리그람|마이크로그램|그램|그람|밀리리터|mg|ml|g|%)"
-                       r"|\s*[{\[][^{}\[\]]*[}\]]", re.IGNORECASE)
-# Name endings, checked in this order: oral liquids first (현탁액 is swallowed), then products that
-# are applied rather than swallowed (질정 before the oral "정"), then other oral forms.
-_ORAL_LIQUIDS = ("현탁액", "내복액", "시럽", "드링크")
-_TOPICAL_ENDINGS = ("질정", "고", "크림", "연고", "로션", "겔", "패취", "패치", "플라스터", "스프레이",
-                    "점안액", "좌제", "좌약", "카타플라스마", "파스")
-_ORAL_ENDINGS = ("정", "캡슐", "과립", "환", "산", "수")
 
 
 def has_batchim(word: str) -> bool:
@@ -48,24 +38,6 @@ def josa(word: str, pair: str) -> str:
     """`word` + the right particle of `pair` ("은/는", "이/가", "을/를", "이랑/랑", "과/와")."""
     closed, open_ = pair.split("/")
     return word + (closed if has_batchim(word) else open_)
-
-
-def brand_name(product_name: str) -> str:
-    """The name a customer says: the product name without strength or braced annotations."""
-    return _STRENGTH.sub("", product_name).strip() or product_name
-
-
-def is_oral(name: str) -> bool:
-    """Oral products are 먹는 약; anything else (ointments, plasters, pessaries) is 쓰는 약.
-
-    An unknown form counts as not oral: "사용해야" fits any product, "먹어야" does not. The form is read
-    before the strength: "부루펜정200밀리그램" ends in its strength, and is a tablet."""
-    name = brand_name(name)
-    if name.endswith(_ORAL_LIQUIDS):
-        return True
-    if name.endswith(_TOPICAL_ENDINGS):
-        return False
-    return name.endswith(_ORAL_ENDINGS)
 
 
 def section_question(name: str, section_key: str) -> str:

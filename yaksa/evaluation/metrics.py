@@ -76,3 +76,12 @@ def mean_metrics(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
     means = {key: math.fsum(row[key] for row in rows) / len(rows) for key in keys}
     means["n"] = float(len(rows))
     return means
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (p50, p95 of latency); NaN for no values."""
+    ordered = sorted(v for v in values if not math.isnan(v))
+    if not ordered:
+        return math.nan
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]

@@ -31,8 +31,8 @@ from typing import Any
 
 from yaksa.corpus.document import Document
 from yaksa.evaluation.goldsets import GoldsetError
-from yaksa.retrieval.linking import load_brand_rules, names_term, without_spaces
-from yaksa.retrieval.section_intent import KO_SECTIONS
+from yaksa.lexicon.linking import load_brand_rules, names_term, without_spaces
+from yaksa.lexicon.section_intent import KO_SECTIONS
 
 QUESTIONS_FILE = Path(__file__).with_name("natural_ko.jsonl")
 TARGET_KINDS: tuple[str, ...] = ("product", "ingredient", "brand", "symptom")

@@ -53,11 +53,11 @@ from yaksa.agent.api import TurnResult
 from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.corpus.rawio import iter_jsonl
+from yaksa.evaluation.metrics import percentile
 from yaksa.evaluation.urgent import paragraphs, urgent_first
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION
 from yaksa.pipeline.rawdata import default_shared_dir
-from yaksa.regression.metrics import percentile
 from yaksa.split import is_held_out
 
 LABELS_FILE = Path(__file__).parent / "data" / "post_labels.tsv"

@@ -15,7 +15,7 @@ MedCAT pack cannot disambiguate a name shared by two concepts):
    classes (`YK:CLASS:*`: 혈압약, 항우울제...) that the 500-product MFDS data lacks, so "와파린을
    먹고 있어요" is remembered. They come last: where the MFDS data has the same name (아스피린),
    its ingredient concept keeps it. Every lexicon row names its `source` (e.g. "WHO ATC B01AA03");
-7. the brands of the linker's rules (`yaksa/retrieval/rules/brands_ko.yaml`, `YK:OTC:<brand>`, names
+7. the brands of the linker's rules (`yaksa/lexicon/rules/brands_ko.yaml`, `YK:OTC:<brand>`, names
    the brand and its aliases) that no MFDS product names: "타이레놀을 매일 먹고 있어요" is remembered
    although the 500-product dump has no 타이레놀 (it was answered as a question and forgotten).
 Name ownership is decided on a normalised key (case-folded letters, digits and Hangul), which is how
@@ -36,11 +36,11 @@ from pathlib import Path
 import duckdb
 
 from yaksa.atomicio import atomic_write_text, write_json
-from yaksa.retrieval.linking import load_brand_rules
+from yaksa.lexicon.linking import load_brand_rules
 from yaksa.text.userdict import brand_stem, ingredient_words
 
 CONCEPT_TYPES: tuple[str, ...] = ("medication", "symptom", "condition")
-LEXICON_PATH = Path(__file__).with_name("lexicon_ko.csv")
+LEXICON_PATH = Path(__file__).parent.parent / "lexicon" / "data" / "lexicon_ko.csv"
 MEDQUAD_TYPES: dict[str, str] = {"Disorders": "condition"}
 # lexicon id prefix → concept type; drug and drug-class rows rank after the MFDS concepts
 LEXICON_TYPES: dict[str, str] = {"YK:SYM:": "symptom", "YK:CON:": "condition", "YK:DRUG:": "medication",

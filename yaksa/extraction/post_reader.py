@@ -144,7 +144,7 @@ class Person:
 
     @property
     def population(self) -> tuple[str, ...]:
-        """The focus populations (yaksa.retrieval.focus) this person belongs to, the age group first."""
+        """The focus populations (yaksa.lexicon.focus) this person belongs to, the age group first."""
         groups: list[str] = []
         months = self.age_months if self.age_months is not None else (
             self.age_years * 12 if self.age_years is not None else None)
@@ -510,7 +510,7 @@ def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem]
               named_symptoms: Callable[[str], tuple[str, ...]] | None = None) -> PostReading:
     """The reading of one message (module doc). `linker` is the bundle's `DrugCatalog.link` (drug
     mentions; None: none are found), `slots` the turn's extracted slots (their conditions are kept),
-    `named_symptoms` the focus rules' symptom finder (default: `yaksa.retrieval.focus.named_symptoms`)."""
+    `named_symptoms` the focus rules' symptom finder (default: `yaksa.lexicon.focus.named_symptoms`)."""
     if not isinstance(text, str):
         raise TypeError(f"read_post() expects str, got {type(text).__name__}")
     text = text.strip()
@@ -519,7 +519,7 @@ def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem]
     if not is_long(text):
         return PostReading(text, False)
     if named_symptoms is None:
-        from yaksa.retrieval.focus import named_symptoms as focus_symptoms  # retrieval imports extraction
+        from yaksa.lexicon.focus import named_symptoms as focus_symptoms  # retrieval imports extraction
         named_symptoms = focus_symptoms
     sentences = split_sentences(text)
     questions = _questions(sentences, linker)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.lexicon.linking import load_brand_rules, without_spaces
 from yaksa.llm.evidence import Citation
 from yaksa.memory.profile_summary import MEDICATIONS_LABEL
-from yaksa.retrieval.linking import load_brand_rules, without_spaces
 from yaksa.text.hangul import has_final
 
 MEDICATIONS = re.compile(rf"{re.escape(MEDICATIONS_LABEL)}:\s*([^.]*)")

@@ -31,13 +31,13 @@ import re
 from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading, population_profile_words
+from yaksa.lexicon.focus import find_population
+from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.duplicates import duplicate_cautions
 from yaksa.llm.evidence import Citation
 from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
 from yaksa.llm.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import SAFETY_PHRASE, safety_line
-from yaksa.retrieval.focus import find_population
-from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited

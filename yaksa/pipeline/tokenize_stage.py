@@ -27,7 +27,7 @@ from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
 from yaksa.pipeline.batches import BatchLedger, BatchResultError, TextBatch, plan_batches
 from yaksa.pipeline.process_pool import map_batches
-from yaksa.scope.vocabulary import curated_medical_words
+from yaksa.lexicon.scope_vocabulary import curated_medical_words
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 from yaksa.text.userdict import DEFAULT_SCORE, UserWord, build_user_words, write_userdict
 

@@ -148,12 +148,3 @@ class _Question:
 
     kind: str
     intent: str
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (p50, p95 of latency); NaN for no values."""
-    ordered = sorted(v for v in values if not math.isnan(v))
-    if not ordered:
-        return math.nan
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]

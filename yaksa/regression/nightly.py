@@ -9,8 +9,6 @@ a metric fails the gate or when more than 2% of the LLM-judged scores are NaN.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import math
 import tempfile
@@ -23,12 +21,14 @@ from typing import Any
 
 from yaksa.agent.runtime import build_runner
 from yaksa.atomicio import write_json
-from yaksa.config import Settings
+from yaksa.config import Settings, params_hash
 from yaksa.corpus.ingest import read_documents
+from yaksa.evaluation.metrics import percentile
+from yaksa.evaluation.run_store import RunRow, RunStore
 from yaksa.index.manifest import git_revision
 from yaksa.pipeline.rawdata import default_shared_dir
 from yaksa.regression.gate import GateResult, MetricSpec, compare
-from yaksa.regression.metrics import INFORMATIONAL, LOWER_IS_BETTER, percentile
+from yaksa.regression.metrics import INFORMATIONAL, LOWER_IS_BETTER
 from yaksa.regression.report import (
     HistoryPoint,
     Regression,
@@ -38,7 +38,6 @@ from yaksa.regression.report import (
     write_report,
 )
 from yaksa.regression.runner import ItemRecord, run_suite
-from yaksa.regression.store import RunRow, RunStore
 from yaksa.regression.suite import limit_suite, load_suite
 from yaksa.retrieval.loader import load_published
 
@@ -60,12 +59,6 @@ class RegressionOutcome:
     report: ReportPaths
     markdown: str          # the short verdict (the Prefect artifact)
     failures: list[str]    # why it failed, one line each
-
-
-def params_hash(settings: Settings) -> str:
-    """Hash of the whole params.yaml as loaded (retrieval, agent, scope ... all shape the answers)."""
-    text = json.dumps(settings.raw_params, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def metric_specs(names: Sequence[str], settings: Settings) -> list[MetricSpec]:
@@ -106,7 +99,7 @@ def summarise(records: Sequence[ItemRecord], judge_note: dict[str, Any]) -> dict
 
 def _judge(records: Sequence[ItemRecord], settings: Settings, embedder: Any) -> dict[str, Any]:
     """LLM-judged metrics into the records when an endpoint is configured; what happened, for the summary."""
-    from yaksa.regression.judge import NOT_RUN_MESSAGE, JudgeInput, judge_from_env, judge_items_sync
+    from yaksa.evaluation.judge import NOT_RUN_MESSAGE, JudgeInput, judge_from_env, judge_items_sync
 
     judge = judge_from_env(embedder)
     if judge is None:

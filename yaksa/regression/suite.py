@@ -32,8 +32,8 @@ from yaksa.evaluation.natural_ko import (
     product_fields,
     resolve_gold,
 )
+from yaksa.lexicon.section_intent import KO_SECTIONS
 from yaksa.regression.shared_items import shared_items
-from yaksa.retrieval.section_intent import KO_SECTIONS
 from yaksa.scope.exemplars import load_questions as load_scope_questions
 from yaksa.split import is_held_out
 

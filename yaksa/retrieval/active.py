@@ -7,7 +7,7 @@ Rules, applied in order:
   1. Chit-chat -> RetrievalPlan(search=False, complexity="none", k=0). The message is chit-chat
      when, after lower-casing, joining "thank you" into "thanks" and stripping punctuation and
      laughter/crying jamo (ㅎ ㅋ ㅠ ㅜ), it is empty or every word is a greeting/acknowledgement
-     in CHITCHAT ("안녕하세요", "네 감사합니다", "ㅎㅎ", "ok thanks").
+     in `yaksa.lexicon.chitchat.CHITCHAT` ("안녕하세요", "네 감사합니다", "ㅎㅎ", "ok thanks").
   2. complex (k=15) when any of: slot_count >= 3; more than LONG_CHARS non-space characters;
      two or more "?"; a conjunction: a word in CONJUNCTIONS ("그리고", "및", "and", ...) or a
      word ending in "하고"/"이랑" that joins two things ("타이레놀하고 이부프로펜"), i.e. is not
@@ -25,11 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CHITCHAT: frozenset[str] = frozenset({
-    "안녕", "안녕하세요", "안녕하십니까", "고마워", "고마워요", "고맙습니다", "감사", "감사합니다",
-    "감사해요", "네", "넵", "예", "응", "알겠어요", "알겠습니다", "알았어요", "좋아요", "오케이",
-    "수고하세요", "hi", "hello", "hey", "thanks", "thx", "ok", "okay", "bye", "yes", "sure",
-})
+from yaksa.lexicon.chitchat import is_chitchat
+
 CONJUNCTIONS: frozenset[str] = frozenset({"그리고", "및", "또한", "and", "also", "plus"})
 JOINING_SUFFIXES: tuple[str, ...] = ("하고", "이랑")
 AUXILIARY_STARTS: tuple[str, ...] = ("싶", "있", "계", "나서", "난")
@@ -37,19 +34,12 @@ SHORT_CHARS = 20
 LONG_CHARS = 60
 K_BY_COMPLEXITY: dict[str, int] = {"simple": 3, "moderate": 8, "complex": 15}
 
-_NOISE = re.compile(r"[\s\W_ㅎㅋㅠㅜ]+")
-
 
 @dataclass(frozen=True)
 class RetrievalPlan:
     search: bool
     complexity: str  # "none" (no search), "simple", "moderate" or "complex"
     k: int
-
-
-def _is_chitchat(text: str) -> bool:
-    words = [w for w in (_NOISE.sub("", w) for w in text.lower().replace("thank you", "thanks").split()) if w]
-    return all(w in CHITCHAT for w in words)
 
 
 def _has_conjunction(words: list[str]) -> bool:
@@ -69,7 +59,7 @@ def retrieval_plan(question: str, slot_count: int = 0) -> RetrievalPlan:
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     if isinstance(slot_count, bool) or not isinstance(slot_count, int) or slot_count < 0:
         raise ValueError(f"slot_count must be an integer >= 0, got {slot_count!r}")
-    if _is_chitchat(question):
+    if is_chitchat(question):
         return RetrievalPlan(search=False, complexity="none", k=0)
     length = len(re.sub(r"\s+", "", question))
     words = question.split()

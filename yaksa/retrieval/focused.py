@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from yaksa.retrieval.focus import Focus, FocusRules, load_focus_rules
-from yaksa.retrieval.linking import DrugCatalog, Product
+from yaksa.lexicon.focus import Focus, FocusRules, load_focus_rules
+from yaksa.lexicon.linking import DrugCatalog, Product
 
 Key = tuple[str, int]
 ROUTE_MISMATCH = 0.3        # product used another way than the question says (먹는 약 vs 파스)

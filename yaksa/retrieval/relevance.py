@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from yaksa.retrieval.focus import Focus
-from yaksa.retrieval.linking import names_term
+from yaksa.lexicon.focus import Focus
+from yaksa.lexicon.linking import names_term
 
 MIN_SHARE = 0.5  # at least half of the cited documents must be about the asked drug or symptom
 

@@ -3,12 +3,12 @@
 One query goes through the stages of the retrieval design, each timed so benchmarks and the agent's
 trace can show where time goes:
 
-  expand    rule-based expansion of the BM25 query (`yaksa.retrieval.expansion`), plus the LLM
+  expand    rule-based expansion of the BM25 query (`yaksa.lexicon.expansion`), plus the LLM
             router's recall/avoid terms when the caller has them
   route     the collections to search (`yaksa.retrieval.routing`)
   bm25 / faiss per collection, `pool` candidates each; `bm25` and `dense` fusion run one alone (the
             ablation baselines), `weighted` and `rrf` fuse both (`yaksa.retrieval.fusion`)
-  focus     what the question is about (`yaksa.retrieval.focus`): named drugs, symptoms, section intent,
+  focus     what the question is about (`yaksa.lexicon.focus`): named drugs, symptoms, section intent,
             population, route. In the drugs collection a named drug or a symptom replaces the fused
             ranking by the focused one (`yaksa.retrieval.focused`): candidates come only from the named
             products, or from products whose 효능효과 names the symptom
@@ -33,15 +33,15 @@ from typing import Any
 import numpy as np
 
 from yaksa.config import RetrievalParams
-from yaksa.retrieval.expansion import ExpandedQuery, expand_query, load_rules
-from yaksa.retrieval.focus import Focus, analyse
+from yaksa.lexicon.expansion import ExpandedQuery, expand_query, load_rules
+from yaksa.lexicon.focus import Focus, analyse
+from yaksa.lexicon.linking import DrugCatalog
+from yaksa.lexicon.section_intent import EN_QTYPES, SectionIntent, asks_side_effects
 from yaksa.retrieval.focused import rank_drug, rank_symptom
 from yaksa.retrieval.fusion import rrf, weighted_fusion
-from yaksa.retrieval.linking import DrugCatalog
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle, collection_content_key
 from yaksa.retrieval.rerank import Reranker, make_reranker
 from yaksa.retrieval.routing import route
-from yaksa.retrieval.section_intent import EN_QTYPES, SectionIntent, asks_side_effects
 
 Key = tuple[str, int]  # (collection, row)
 QUERY_VECTOR_CACHE = 1024
@@ -135,7 +135,7 @@ class Searcher:
         return {row: value for value in values for row in docs.rows_with_metadata(key, value)}
 
     def focus_of(self, query: str) -> Focus:
-        """What `query` is about, against this bundle's products (see `yaksa.retrieval.focus`)."""
+        """What `query` is about, against this bundle's products (see `yaksa.lexicon.focus`)."""
         return analyse(query, self.catalog)
 
     def _embed_uncached(self, collection: str, text: str) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 
 from yaksa.config import RetrievalParams, ScopeParams
 from yaksa.index.layout import USERDICT_NAME
-from yaksa.retrieval.linking import DrugCatalog
+from yaksa.lexicon.linking import DrugCatalog
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors

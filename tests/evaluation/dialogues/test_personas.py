@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import yaksa.extraction
+import yaksa.lexicon
 from yaksa.evaluation.dialogues.personas import (
     Allergy,
     Coded,
@@ -188,7 +188,7 @@ def test_a_missing_mapping_file_is_a_mapping_error(tmp_path: Path) -> None:
 
 
 def _lexicon_ids() -> set[str]:
-    path = Path(yaksa.extraction.__file__).with_name("lexicon_ko.csv")
+    path = Path(yaksa.lexicon.__file__).parent / "data" / "lexicon_ko.csv"
     with path.open(encoding="utf-8") as fh:
         return {row["concept_id"] for row in csv.DictReader(fh)}
 

@@ -75,7 +75,7 @@ def test_with_an_endpoint_the_study_runs_three_trials_and_judges_faithfulness(ll
                                                                               tiny_copy: Path) -> None:
     from yaksa.config import load_settings
     from yaksa.evaluation.dialogues.run import run_full_study
-    from yaksa.regression.store import RunStore
+    from yaksa.evaluation.run_store import RunStore
     from yaksa.retrieval.loader import load_published
 
     settings = load_settings(tiny_copy / "params.yaml")

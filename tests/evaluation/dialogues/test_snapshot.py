@@ -8,7 +8,7 @@ from pathlib import Path
 from yaksa.evaluation.dialogues.script import Turn
 from yaksa.evaluation.dialogues.snapshot import KIND, dialogues_hash, save_snapshot
 from yaksa.evaluation.dialogues.study import REFERENCE, StudyResult, TurnRow
-from yaksa.regression.store import RunStore
+from yaksa.evaluation.run_store import RunStore
 
 DIALOGUE = [Turn(1, "facts", "저는 70세예요"), Turn(2, "symptom_question", "머리가 아픈데 무슨 약 먹어요?")]
 

@@ -18,7 +18,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.turn import TurnContext
 from yaksa.agent.web_query import web_query
 from yaksa.extraction.post_reader import read_post
-from yaksa.retrieval.query_router import route_terms
+from yaksa.llm.roles.query_router import route_terms
 
 
 def assemble_context(deps: AgentDeps):

@@ -1,5 +1,5 @@
 """Faithfulness and answer relevancy of the study's answers, judged by an LLM through the nightly
-regression's answer evaluation (`yaksa.regression.judge`: ragas collections metrics, our endpoint's
+regression's answer evaluation (`yaksa.evaluation.judge`: ragas collections metrics, our endpoint's
 `llm=` and the bundle's embedder as `embeddings=`, K scores per item averaged).
 
 Why the regression's judge and not a second one: the same answer must get the same score whether the
@@ -23,7 +23,7 @@ def _inputs(study: StudyResult) -> dict[str, TurnRow]:
 
 
 def not_run() -> dict[str, Any]:
-    from yaksa.regression.judge import NOT_RUN_MESSAGE
+    from yaksa.evaluation.judge import NOT_RUN_MESSAGE
 
     return {"ran": False, "note": NOT_RUN_MESSAGE}
 
@@ -31,7 +31,7 @@ def not_run() -> dict[str, Any]:
 def judge_study(study: StudyResult, judge: Any, k: int) -> dict[str, Any]:
     """Score every answered row K times per metric (into its metrics; a NaN score is left out) and
     return what happened (model, K, NaN shares, skipped items, example errors)."""
-    from yaksa.regression.judge import JudgeInput, judge_items_sync
+    from yaksa.evaluation.judge import JudgeInput, judge_items_sync
 
     rows = _inputs(study)
     outcome = judge_items_sync([JudgeInput(i, r.question, r.answer, list(r.contexts)) for i, r in rows.items()],
@@ -46,7 +46,7 @@ def judge_study(study: StudyResult, judge: Any, k: int) -> dict[str, Any]:
 def bundle_judge(loaded: Any) -> Any:
     """The regression's judge on the configured endpoint, embedding with the bundle's drug embedder
     (as the nightly run does); None without an endpoint."""
-    from yaksa.regression.judge import judge_from_env
+    from yaksa.evaluation.judge import judge_from_env
 
     embedder = loaded.embedders.get("drugs") or next(iter(loaded.embedders.values()))
     return judge_from_env(embedder)

@@ -50,13 +50,13 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
                    progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run, judge, compare, report and store the study; its summary (the CLI's JSON object)."""
     from yaksa.atomicio import write_json
+    from yaksa.config import params_hash
     from yaksa.evaluation.dialogues.judged import bundle_judge, judge_study, not_run
     from yaksa.evaluation.dialogues.personas import load_personas
     from yaksa.evaluation.dialogues.report import write_report
     from yaksa.evaluation.dialogues.script import generate, load_drugs
     from yaksa.evaluation.dialogues.snapshot import dialogues_hash, save_snapshot
     from yaksa.index.manifest import git_revision
-    from yaksa.regression.nightly import params_hash
 
     fhir = settings.paths.raw / "synthea" / "fhir"
     drugs_csv = settings.paths.raw / "mfds-easy-drug-500" / "drug500_data.csv"

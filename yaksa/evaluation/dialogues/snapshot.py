@@ -1,4 +1,4 @@
-"""A study run in the regression's run store (`yaksa.regression.store`, kind "dialogues"): one run row
+"""A study run in the regression's run store (`yaksa.evaluation.run_store`, kind "dialogues"): one run row
 (the summary, bundle, params hash, git revision, a hash of the dialogues) and one item per answered turn
 (dialogue and cold), beside reports/dialogues/<run>/summary.json.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from yaksa.evaluation.dialogues.study import StudyResult, TurnRow
-from yaksa.regression.store import RunRow, RunStore
+from yaksa.evaluation.run_store import RunRow, RunStore
 
 KIND = "dialogues"
 

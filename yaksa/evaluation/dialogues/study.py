@@ -42,7 +42,7 @@ PREGNANCY_WORDS = ("임부", "임신")
 ELDERLY_WORDS = ("고령자", "노인")
 CHILD_WORDS = ("소아", "어린이")
 QUESTION_KINDS = ("symptom_question", "caution_question", "follow_up")  # the turns asked cold as well
-LLM_METRICS = ("faithfulness", "answer_relevancy")  # judged by an LLM (yaksa.regression.judge): endpoint only
+LLM_METRICS = ("faithfulness", "answer_relevancy")  # judged by an LLM (yaksa.evaluation.judge): endpoint only
 METRICS = ("profile_recall", "personalisation", "product_hit", "follow_up_resolved", "citation_validity",
            "number_grounding", "safety_sentence", *LLM_METRICS, "latency_ms", "llm_calls", "tokens")
 

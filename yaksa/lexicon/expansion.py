@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from yaksa.retrieval.rule_tables import word_table
+from yaksa.lexicon.rule_tables import word_table
 
 RULES_FILE = "expansion_ko.yaml"
 SPACES = re.compile(r"\s+")
@@ -66,7 +66,7 @@ def _terms(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def load_rules() -> ExpansionRules:
     """The packaged rules, parsed and checked once per process."""
-    text = resources.files("yaksa.retrieval").joinpath("rules", RULES_FILE).read_text(encoding="utf-8")
+    text = resources.files("yaksa.lexicon").joinpath("rules", RULES_FILE).read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     filler = data.get("filler") or []
     if not isinstance(filler, list):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.retrieval.section_intent import asks_side_effects, classify_intent
+from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 
 
 @pytest.mark.parametrize(("question", "intent"), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.critique.case import Case, CaseError, parse_case
+from yaksa.corpus.case import Case, CaseError, parse_case
 
 
 def test_json_and_plain_text_cases() -> None:

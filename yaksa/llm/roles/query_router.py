@@ -4,7 +4,7 @@ Why an LLM here: a question like "타이레놀이랑 술 같이 먹어도 돼?" 
 ingredient and the label's wording (recall: 아세트아미노펜, 음주, 간손상), and not e.g. other brands
 (avoid). Rules cannot know brand → ingredient; a model can. This runs only when an endpoint is
 configured; offline (or when the call fails) the result is empty with source "offline" and the
-caller uses the rule-based expansion (`yaksa.retrieval.expansion`). The error, if any, is kept for
+caller uses the rule-based expansion (`yaksa.lexicon.expansion`). The error, if any, is kept for
 the trace.
 
     terms = route_terms(client_from_env(), "타이레놀이랑 술 같이 먹어도 돼?", ledger)

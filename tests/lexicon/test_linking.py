@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from yaksa.retrieval.linking import DrugCatalog, load_brand_rules
+from yaksa.lexicon.linking import DrugCatalog, load_brand_rules
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_a_name_without_a_form_word_is_typed_by_its_dose_text(catalog: DrugCatal
 def test_every_symptom_term_names_a_product_of_the_data(catalog: DrugCatalog) -> None:
     """A term that names nothing makes its questions find nothing ("인공눈물" abstained: 안구건조 is not
     how labels say it). Only 체중감량 is meant to: no label of the data treats obesity."""
-    from yaksa.retrieval.focus import load_focus_rules
+    from yaksa.lexicon.focus import load_focus_rules
 
     dead = {t for t in load_focus_rules().symptoms if not catalog.products_naming(t)}
     assert dead == {"체중감량"}

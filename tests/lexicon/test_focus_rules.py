@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.retrieval.focus import find_symptoms, named_symptoms
+from yaksa.lexicon.focus import find_symptoms, named_symptoms
 
 
 @pytest.mark.parametrize(("question", "term"), [

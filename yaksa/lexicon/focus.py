@@ -27,9 +27,9 @@ from typing import Any
 
 import yaml
 
-from yaksa.retrieval.linking import DrugCatalog, Linking, without_spaces
-from yaksa.retrieval.rule_tables import RulesFileError, word_table
-from yaksa.retrieval.section_intent import HANGUL, SectionIntent, classify_intent
+from yaksa.lexicon.linking import DrugCatalog, Linking, without_spaces
+from yaksa.lexicon.rule_tables import RulesFileError, word_table
+from yaksa.lexicon.section_intent import HANGUL, SectionIntent, classify_intent
 
 FOCUS_FILE = "focus_ko.yaml"
 MODES: tuple[str, ...] = ("drug", "symptom", "general")
@@ -56,7 +56,7 @@ def _table(data: dict[str, Any], name: str) -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def load_focus_rules() -> FocusRules:
     """The packaged focus word lists, checked once per process."""
-    text = resources.files("yaksa.retrieval").joinpath("rules", FOCUS_FILE).read_text(encoding="utf-8")
+    text = resources.files("yaksa.lexicon").joinpath("rules", FOCUS_FILE).read_text(encoding="utf-8")
     data = yaml.safe_load(text) or {}
     rules = FocusRules(*(_table(data, n) for n in
                          ("symptoms", "drug_classes", "populations", "population_usage", "routes",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.retrieval.expansion import expand_query, load_rules, strip_filler
+from yaksa.lexicon.expansion import expand_query, load_rules, strip_filler
 
 
 def test_symptom_and_brand_expand_to_ingredients() -> None:

@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from yaksa.corpus.document import Document
+from yaksa.lexicon.product_names import is_oral
 from yaksa.text.userdict import DOSAGE_FORMS, SALT_SUFFIXES, brand_stem, ingredient_words
 
 BRANDS_FILE = "brands_ko.yaml"
@@ -106,7 +107,7 @@ class BrandRules:
 @lru_cache(maxsize=1)
 def load_brand_rules() -> BrandRules:
     """The packaged brand and ingredient-alias rules, checked once per process."""
-    text = resources.files("yaksa.retrieval").joinpath("rules", BRANDS_FILE).read_text(encoding="utf-8")
+    text = resources.files("yaksa.lexicon").joinpath("rules", BRANDS_FILE).read_text(encoding="utf-8")
     data = yaml.safe_load(text) or {}
     brands: dict[str, BrandRule] = {}
     for brand, entry in (data.get("brands") or {}).items():
@@ -205,8 +206,6 @@ def _route(name: str, usage: str) -> str:
         return "rectal"
     if re.search(r"점안|안약|안연고", name):
         return "eye"
-    from yaksa.evaluation.korean import is_oral  # one definition of "swallowed" for the project
-
     if is_oral(name):
         return "oral"
     # a name without a form word ("뇌선", a powder) says nothing: its 용법용량 does ("복용합니다")

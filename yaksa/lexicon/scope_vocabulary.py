@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from yaksa.retrieval.expansion import load_rules
+from yaksa.lexicon.expansion import load_rules
 from yaksa.text.tokenizer import Tokenizer
 from yaksa.text.userdict import read_userdict
 
@@ -84,7 +84,7 @@ NOT_NOUN_ENDINGS = ("다", "가", "이", "을", "를", "에", "는", "은", "워
 
 
 def _lexicon_names() -> Iterable[str]:
-    text = resources.files("yaksa.extraction").joinpath("lexicon_ko.csv").read_text(encoding="utf-8")
+    text = resources.files("yaksa.lexicon").joinpath("data", "lexicon_ko.csv").read_text(encoding="utf-8")
     for row in csv.DictReader(text.splitlines()):
         yield row["preferred"]
         yield from (n for n in row["names"].split("|") if n)

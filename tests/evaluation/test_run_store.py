@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from yaksa.regression.store import RunRow, RunStore
+from yaksa.evaluation.run_store import RunRow, RunStore
 
 
 def row(run_id: str, created: str) -> RunRow:
