@@ -194,7 +194,7 @@ def start_keyed_server(src: Path, params: Path, port: int, log: Path, env_extra:
     env.pop("YAKSA_RATE_FILE", None)
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--port", str(port),
+            [sys.executable, "-c", "from yaksa_cli import main; main()", "serve", "--port", str(port),
              "--workers", "1", "--params", str(params)],
             cwd=src, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 

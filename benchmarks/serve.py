@@ -222,7 +222,7 @@ def start_server(src: Path, params: Path, port: int, workers: int, log: Path,
     env.pop("YAKSA_API_KEYS", None)
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--port", str(port),
+            [sys.executable, "-c", "from yaksa_cli import main; main()", "serve", "--port", str(port),
              "--workers", str(workers), "--params", str(params)],
             cwd=src, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from yaksa.cli import app
+from yaksa_cli import app
 
 runner = CliRunner()
 

@@ -6,7 +6,7 @@ import socket
 
 from typer.testing import CliRunner
 
-from yaksa.cli import app
+from yaksa_cli import app
 
 runner = CliRunner()
 

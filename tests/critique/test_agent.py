@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from yaksa.cli import app
+from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.corpus.case import parse_case
 from yaksa.critique.runtime import build_critique_agent

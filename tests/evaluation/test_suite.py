@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from yaksa.cli import app
+from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.evaluation.snapshot import read_snapshots
 from yaksa.scope.exemplars import is_held_out, load_questions

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from tests.fake_openai import FakeOpenAI
 from tests.evaluation.test_judge import QUESTIONS, STATEMENTS, VERDICTS, question, statements, verdicts
-from yaksa.cli import app
+from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.llm.config import LLMConfig
 from yaksa.evaluation import judge as judge_module

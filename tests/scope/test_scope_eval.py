@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from yaksa.cli import app
+from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.evaluation.scope_eval import evaluate_stage
 from yaksa.scope.exemplars import is_held_out, load_questions

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from serving.config import HTTP_PROTOCOL, MULTIPROC_ENV, WORKER_HEALTHCHECK_S
 from serving.logs import uvicorn_log_config
-from yaksa.cli import app
+from yaksa_cli import app
 
 
 @pytest.fixture()

@@ -59,7 +59,7 @@ def yaksa_serve(params: Path, log: Path, workers: int = WORKERS, cwd: Path = REP
     sock.close()
     env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "YAKSA_API_KEYS": "", "YAKSA_ADMIN_KEY": "",
            "YAKSA_FOLLOW_SECONDS": "0.5", **(extra_env or {})}
-    cmd = [sys.executable, "-c", "from yaksa.cli import main; main()", "serve", "--workers", str(workers),
+    cmd = [sys.executable, "-c", "from yaksa_cli import main; main()", "serve", "--workers", str(workers),
            "--port", str(port), "--params", str(params)]
     with log.open("w", encoding="utf-8") as out:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
