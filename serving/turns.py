@@ -35,7 +35,7 @@ import inspect
 import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -44,7 +44,7 @@ from serving import metrics
 from serving.concurrency import Admission, cancel_on_disconnect
 from serving.runtime import Runtime, RuntimeHolder
 from serving.webrefs import WEB_QUERY_EVENT, TurnWebRefs
-from yaksa.agent.api import TurnCancelled, TurnDeadlineExceeded, TurnResult, TurnStopped
+from yaksa.agent.api import TurnCancelled, TurnDeadlineExceeded, TurnResult, TurnStopped, result_events
 
 log = logging.getLogger(__name__)
 LIVE_EVENTS = frozenset({"status", "token"})
@@ -98,14 +98,6 @@ def check_admission(admission: Admission | None) -> None:
         raise TurnCancelled("the request was cancelled")
     if admission.expired():
         raise TurnDeadlineExceeded("the request ran past its deadline")
-
-
-def _final_events(result: TurnResult) -> list[Event]:
-    return [
-        ("answer", {"text": result.answer, "blocked": result.blocked}),
-        ("citations", {"citations": [asdict(c) for c in result.citations]}),
-        ("verification", {"verification": result.verification}),
-    ]
 
 
 def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest,
@@ -190,7 +182,7 @@ async def _events(runtime: Runtime, request: TurnRequest, queue: asyncio.Queue[E
             yield "error", _error_payload(exc, admission)
             return
         result: TurnResult = run_task.result()
-        for event in _final_events(result):
+        for event in result_events(result):
             yield event
         web_refs = await web.payload(result.blocked)
         yield "web_refs", web_refs

@@ -17,6 +17,7 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 
 from yaksa.agent.api import MAX_QUESTION_CHARS
+from yaksa.memory.profile_store import validate_user_id
 from yaksa.text.user_input import UserTextError, normalize_user_text
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_path_params",
@@ -24,7 +25,6 @@ __all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_p
 
 MAX_QUERY_CHARS = 500
 MAX_K = 50
-USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 PROFILE_NAME = re.compile(r"[a-z0-9_]{1,64}")
 PATH_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffd]")
 
@@ -42,11 +42,11 @@ def clean_text(name: str, value: str, max_chars: int) -> str:
 
 
 def check_user_id(user_id: str) -> str:
-    if not USER_ID.fullmatch(user_id):
-        raise ValidationException(
-            detail="user_id must be 1-64 characters of letters, digits, '_', '.', '@' or '-'"
-        )
-    return user_id
+    """The library's one rule (`yaksa.memory.profile_store.USER_ID`), as a 400."""
+    try:
+        return validate_user_id(user_id)
+    except ValueError as exc:
+        raise ValidationException(detail=str(exc)) from None
 
 
 def check_profile_name(profile: str | None) -> str | None:

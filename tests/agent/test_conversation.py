@@ -32,7 +32,7 @@ def test_five_turn_conversation_remembers_and_cites(make_runner, settings) -> No
     assert third.verification and third.verification["verdict"] == "PASS"
     assert "당뇨" in third.profile_summary  # the profile reached the generator
     names = [n for n, _ in events]
-    assert names[0] == "status" and names[-3:] == ["answer", "citations", "done"]
+    assert names[0] == "status" and names[-4:] == ["answer", "citations", "verification", "done"]
     assert "token" in names and "verification" in names
     # tokens stream the generated draft; the `answer` event carries the final text (it replaces the
     # draft when verification rebuilt the answer from the documents about the asked symptom)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from yaksa.agent.followup import bare_name, clarify_reply, referring_expression, resolve, with_particle
-from yaksa.llm.safety import SAFETY_LINE_KO
 from yaksa.lexicon.linking import DrugCatalog
+from yaksa.llm.safety import SAFETY_LINE_KO
 
 
 @pytest.fixture(scope="module")

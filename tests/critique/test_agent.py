@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.corpus.case import parse_case
 from yaksa.critique.runtime import build_critique_agent
 from yaksa.retrieval.loader import load_published
+from yaksa_cli import app
 
 PE_CASE = {
     "summary": "68-year-old man, 3 days after total hip replacement, with sudden pleuritic chest pain and "

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from yaksa.corpus.case import Case
 from yaksa.critique.analysis import (
     CONCEPTS_FILE,
     RULES_PATH,
@@ -20,7 +21,6 @@ from yaksa.critique.analysis import (
     parse_rules,
     stated_diagnoses,
 )
-from yaksa.corpus.case import Case
 
 REPO = Path(__file__).resolve().parents[2]
 CONCEPTS_DIR = REPO / "data" / "processed" / "concepts"

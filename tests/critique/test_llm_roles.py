@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 - the fixture, used below
-from yaksa.critique.analysis import ClinicalAnalysis, analyse_case
 from yaksa.corpus.case import parse_case
+from yaksa.critique.analysis import ClinicalAnalysis, analyse_case
 from yaksa.critique.evidence import Claim, Evidence
 from yaksa.critique.llm_roles import (
     MAX_LIST_ITEMS,

@@ -14,8 +14,8 @@ import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 - the fixture
 from yaksa.config import Settings, load_settings
-from yaksa.critique.agent import CritiqueAgent, CritiqueResult
 from yaksa.corpus.case import parse_case
+from yaksa.critique.agent import CritiqueAgent, CritiqueResult
 from yaksa.critique.runtime import build_critique_agent
 from yaksa.llm.client import LLMClient
 from yaksa.llm.config import LLMConfig

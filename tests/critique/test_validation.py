@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.critique.test_analysis import POST_OP_PE, TOY_CONCEPTS
-from yaksa.critique.analysis import analyse_case
 from yaksa.corpus.case import Case
+from yaksa.critique.analysis import analyse_case
 from yaksa.critique.validation import (
     PASS_CONFIDENCE,
     CandidateCase,

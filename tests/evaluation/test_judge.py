@@ -22,9 +22,9 @@ from ragas.metrics.collections.faithfulness.util import NLIStatementOutput, Stat
 from ragas.prompt.metrics.base_prompt import BasePrompt
 
 from tests.fake_openai import FakeOpenAI, Reply
-from yaksa.llm.config import LLMConfig
 from yaksa.evaluation import judge as J
 from yaksa.evaluation.judge import JudgeInput, JudgeOutcome
+from yaksa.llm.config import LLMConfig
 
 # instructor's JSON mode puts the output schema (with the model's docstring) in the system message
 STATEMENTS = StatementGeneratorOutput.model_json_schema()["description"]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.evaluation.snapshot import read_snapshots
 from yaksa.scope.exemplars import is_held_out, load_questions
+from yaksa_cli import app
 
 
 def test_eval_retrieval_writes_snapshots_and_dvc_metrics(tiny_copy: Path) -> None:

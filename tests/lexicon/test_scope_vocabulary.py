@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from yaksa.config import load_settings
-from yaksa.retrieval.loader import load_published
 from yaksa.lexicon.scope_vocabulary import curated_medical_words, is_medical_token, medical_vocabulary
+from yaksa.retrieval.loader import load_published
 
 
 def test_curated_words_are_single_hangul_nouns() -> None:

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from yaksa.llm.evidence import Citation
 from yaksa.evaluation.metrics import percentile
+from yaksa.llm.evidence import Citation
 from yaksa.regression.metrics import ItemOutcome, score_item
 from yaksa.regression.suite import SuiteItem
 

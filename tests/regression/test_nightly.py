@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.fake_openai import FakeOpenAI
 from tests.evaluation.test_judge import QUESTIONS, STATEMENTS, VERDICTS, question, statements, verdicts
-from yaksa_cli import app
+from tests.fake_openai import FakeOpenAI
 from yaksa.config import load_settings
-from yaksa.llm.config import LLMConfig
 from yaksa.evaluation import judge as judge_module
-from yaksa.regression.nightly import run_regression
 from yaksa.evaluation.run_store import RunStore
+from yaksa.llm.config import LLMConfig
+from yaksa.regression.nightly import run_regression
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.stage import ScopeStage
+from yaksa_cli import app
 
 pytestmark = pytest.mark.slow
 PER_CATEGORY = 2

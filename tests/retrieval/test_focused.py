@@ -13,8 +13,8 @@ import pytest
 
 from yaksa.corpus.document import Document
 from yaksa.lexicon.focus import analyse
-from yaksa.retrieval.focused import rank_drug, rank_symptom, symptom_products
 from yaksa.lexicon.linking import DrugCatalog
+from yaksa.retrieval.focused import rank_drug, rank_symptom, symptom_products
 from yaksa.retrieval.relevance import check_relevance
 
 

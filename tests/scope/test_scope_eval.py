@@ -8,11 +8,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from yaksa_cli import app
 from yaksa.config import load_settings
 from yaksa.evaluation.scope_eval import evaluate_stage
 from yaksa.scope.exemplars import is_held_out, load_questions
 from yaksa.scope.stage import ScopeStage
+from yaksa_cli import app
 
 
 def test_evaluate_stage_reports_the_held_out_half(stage: ScopeStage) -> None:

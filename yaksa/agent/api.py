@@ -66,6 +66,17 @@ class TurnResult:
         return data
 
 
+def result_events(result: TurnResult) -> list[tuple[str, dict[str, Any]]]:
+    """The events that close every answered turn, in order: `answer` (the final text, which replaces
+    what the tokens built), `citations`, `verification`. The one definition: the runner emits them to
+    its caller and the service streams them (`serving.turns`), each followed by its own `done`."""
+    return [
+        ("answer", {"text": result.answer, "blocked": result.blocked}),
+        ("citations", {"citations": [asdict(c) for c in result.citations]}),
+        ("verification", {"verification": result.verification}),
+    ]
+
+
 class TurnRunner(Protocol):
     """Runs one turn of the pharmacist agent for a user; thread-safe; synchronous."""
 

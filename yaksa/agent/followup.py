@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
 from yaksa.lexicon.linking import Linking
+from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
 from yaksa.text.hangul import has_final
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle

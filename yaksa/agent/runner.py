@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
-from yaksa.agent.api import MAX_QUESTION_CHARS, EventSink, TurnResult
+from yaksa.agent.analysis import TurnAnalysis
+from yaksa.agent.api import MAX_QUESTION_CHARS, EventSink, TurnResult, result_events
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.graph import build_graph
 from yaksa.agent.replies import with_red_flag
@@ -66,6 +67,7 @@ class AgentRunner:
         start = time.perf_counter()
         state: dict[str, Any] = self.graph.invoke(
             {"question": question.strip(), "user_id": user_id, "profile_name": name, "flags": flags,
+             "analysis": TurnAnalysis(question.strip(), self.deps, flags),
              # read as the turn starts: an erasure after this makes the turn's writes no-ops
              "erasure_epoch": self.deps.profiles.erasure_epoch(user_id)},
             config={"configurable": {"turn": turn}, "recursion_limit": 60},
@@ -82,8 +84,8 @@ class AgentRunner:
             profile_summary=state.get("profile_summary", ""),
             contexts=self._contexts(state),
         )
-        turn.emit("answer", {"text": result.answer, "blocked": result.blocked})
-        turn.emit("citations", {"citations": [asdict(c) for c in result.citations]})
+        for name, payload in result_events(result):
+            turn.emit(name, payload)
         turn.emit("done", {"bundle_version": self.bundle_version, "total_ms": total_ms,
                            "iterations": result.trace["iterations"], "stop_reason": result.trace["stop_reason"]})
         return result

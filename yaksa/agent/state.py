@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from yaksa.agent.analysis import TurnAnalysis
 from yaksa.config import AgentFlags
 from yaksa.extraction.post_reader import PostReading
 from yaksa.extraction.slots import SlotItem
-from yaksa.llm.evidence import Citation
 from yaksa.lexicon.focus import Focus
+from yaksa.llm.evidence import Citation
 from yaksa.scope.decision import ScopeDecision
 
 
@@ -23,6 +24,8 @@ class AgentState(TypedDict, total=False):
     profile_name: str
     flags: AgentFlags
     erasure_epoch: int             # the user's erasure epoch when the turn began: its writes carry it
+    analysis: TurnAnalysis         # what `question` says (red flag, greeting, slots, plan, focus, cache
+                                   # entities), each worked out once (yaksa.agent.analysis)
     # scope, intent and context
     scope: ScopeDecision           # decided first; nothing else runs for an out-of-scope question
     greeting: bool                 # "안녕하세요": answered with a fixed reply, never refused or cached

@@ -42,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 import time
 import uuid
@@ -64,19 +65,18 @@ from yaksa.memory.profile_summary import render_summary
 log = logging.getLogger(__name__)
 
 MAX_TURNS_KEPT = 20      # conversation turns kept per user; the generator is shown fewer (history_turns)
-MAX_USER_ID_LENGTH = 128
+# The one rule for a user id, for the library, the CLI and the service (which answers 400 with USER_ID_RULE):
+# a key for files, SQL rows and log-free metrics, never free text a person might put their name in
+USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
+USER_ID_RULE = "1-64 characters of letters, digits, '_', '.', '@' or '-'"
 _TERM_SLOTS = ("conditions", "medications", "symptoms")
 ERASURE_KEPT_S = 24 * 3600.0   # how long an erasure's epoch is remembered (module doc)
 
 
 def validate_user_id(user_id: str) -> str:
-    """Reject ids that cannot be a key: empty, blank, longer than 128 characters or unprintable."""
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}")
-    if len(user_id) > MAX_USER_ID_LENGTH:
-        raise ValueError(f"user_id must be at most {MAX_USER_ID_LENGTH} characters, got {len(user_id)}")
-    if not user_id.isprintable():
-        raise ValueError(f"user_id must be printable, got {user_id!r}")
+    """`user_id` when it follows USER_ID (the one rule); ValueError naming the rule otherwise."""
+    if not isinstance(user_id, str) or not USER_ID.fullmatch(user_id):
+        raise ValueError(f"user_id must be {USER_ID_RULE}")
     return user_id
 
 

@@ -190,16 +190,18 @@ class ResponseCache:
 
     # -- public operations -------------------------------------------------------------------
 
-    def lookup(self, query: str, bundle_version: str, scope: str) -> CacheHit | None:
+    def lookup(self, query: str, bundle_version: str, scope: str,
+               entities: frozenset[str] | None = None) -> CacheHit | None:
         """The stored answer for a question meaning the same as `query`, stored under the same
         `bundle_version` and `scope`, not expired, and close to `query` in content as well as in
-        meaning; None otherwise (and always for an empty scope or an abnormal question)."""
+        meaning; None otherwise (and always for an empty scope or an abnormal question). `entities`:
+        the query's entities when the caller has them already (the agent's turn analysis)."""
         _require_text(query, "query")
         _require_text(bundle_version, "bundle_version")
         scope = _require_scope(scope)
         if not scope or abnormal_question(query) is not None:
             return None
-        vector, polarity, entities = self._key(query)
+        vector, polarity, entities = self._key(query, entities)
         with self._lock:
             self._use(bundle_version)
             if self._index is None or vector.shape[0] != self._vectors.shape[1]:
@@ -229,12 +231,14 @@ class ResponseCache:
         return hit
 
     def store(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool,
-              owner: str, scope: str, still_current: Callable[[], bool] | None = None) -> bool:
+              owner: str, scope: str, still_current: Callable[[], bool] | None = None,
+              entities: frozenset[str] | None = None) -> bool:
         """Remember `owner`'s verified `answer` to `query` under `scope`; False (nothing stored) when
         it was not verified, the scope is empty, the question or answer text has an identifier, the
         question is abnormal or the answer too long (`cache_guard`), or `still_current()`, called
-        under the exclusive file lock, says the owner was erased since the turn began."""
-        admitted = self._storable(query, answer, bundle_version, verified, owner, scope)
+        under the exclusive file lock, says the owner was erased since the turn began. `entities`: as
+        for `lookup`."""
+        admitted = self._storable(query, answer, bundle_version, verified, owner, scope, entities)
         if admitted is None:
             return False
         owner, scope, (vector, polarity, entities) = admitted
@@ -263,7 +267,8 @@ class ResponseCache:
         return True
 
     def _storable(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool, owner: str,
-                  scope: str) -> tuple[str, str, tuple[np.ndarray, Polarity, frozenset[str]]] | None:
+                  scope: str, entities: frozenset[str] | None = None,
+                  ) -> tuple[str, str, tuple[np.ndarray, Polarity, frozenset[str]]] | None:
         """The checks `store` makes before it takes any lock (its doc): the owner, the scope and the
         question's key when the answer may be stored; None when it may not; errors for bad input."""
         _require_text(query, "query")
@@ -283,7 +288,7 @@ class ResponseCache:
         if abnormal is not None:
             log.info("response cache: not stored (%s)", abnormal)
             return None
-        return owner, scope, self._key(query)
+        return owner, scope, self._key(query, entities)
 
     def owned_by(self, user_id: str) -> int:
         """How many entries `user_id` created, over every bundle's file (as every worker sees them)."""
@@ -334,14 +339,14 @@ class ResponseCache:
 
     # -- internals (called with self._lock held, except _key) ---------------------------------
 
-    def _key(self, query: str) -> tuple[np.ndarray, Polarity, frozenset[str]]:
+    def _key(self, query: str, entities: frozenset[str] | None = None) -> tuple[np.ndarray, Polarity, frozenset[str]]:
         vector = np.asarray(self._embed(query), dtype=np.float32)
         if vector.ndim == 2 and vector.shape[0] == 1:
             vector = vector[0]
         norm = float(np.linalg.norm(vector)) if vector.ndim == 1 else 0.0
         if vector.ndim != 1 or not np.isfinite(norm) or norm == 0.0:
             raise ValueError(f"embed(query) must return one finite non-zero vector, got shape {vector.shape}")
-        return vector / norm, question_polarity(query), frozenset(self._entities(query))
+        return vector / norm, question_polarity(query), frozenset(self._entities(query) if entities is None else entities)
 
     def _entry_id(self, query: str) -> str:
         text = " ".join(query.split()).encode("utf-8")

@@ -25,9 +25,9 @@ from yaksa.atomicio import write_parquet
 from yaksa.config import Settings
 from yaksa.corpus.document import Document
 from yaksa.corpus.ingest import read_documents
+from yaksa.lexicon.scope_vocabulary import curated_medical_words
 from yaksa.pipeline.batches import BatchLedger, BatchResultError, TextBatch, plan_batches
 from yaksa.pipeline.process_pool import map_batches
-from yaksa.lexicon.scope_vocabulary import curated_medical_words
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 from yaksa.text.userdict import DEFAULT_SCORE, UserWord, build_user_words, write_userdict
 

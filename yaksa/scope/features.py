@@ -26,11 +26,11 @@ import numpy as np
 from yaksa.lexicon.expansion import expand_query
 from yaksa.lexicon.focus import named_symptoms
 from yaksa.lexicon.linking import DrugCatalog
+from yaksa.lexicon.scope_vocabulary import clinical_measurements, is_medical_token, medical_vocabulary
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.cues import domain_cues
 from yaksa.scope.service_rules import service_request
-from yaksa.lexicon.scope_vocabulary import clinical_measurements, is_medical_token, medical_vocabulary
 from yaksa.text.tokenizer import Tokenizer
 
 EMBEDDING_FEATURES = ("knn_in", "knn_out", "embed_logit")

@@ -72,9 +72,10 @@ class PostgresResponseCache(ResponseCache):
     # -- public operations that differ from the file cache ----------------------------------------
 
     def store(self, query: str, answer: dict[str, Any], bundle_version: str, verified: bool,
-              owner: str, scope: str, still_current: Callable[[], bool] | None = None) -> bool:
+              owner: str, scope: str, still_current: Callable[[], bool] | None = None,
+              entities: frozenset[str] | None = None) -> bool:
         """As `ResponseCache.store`, in one transaction holding the cache's lock (module doc)."""
-        admitted = self._storable(query, answer, bundle_version, verified, owner, scope)
+        admitted = self._storable(query, answer, bundle_version, verified, owner, scope, entities)
         if admitted is None:
             return False
         owner, scope, (vector, polarity, entities) = admitted

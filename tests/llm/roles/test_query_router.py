@@ -5,8 +5,8 @@ import pytest
 from tests.fake_openai import FakeOpenAI, Reply
 from yaksa.llm.client import LLMClient
 from yaksa.llm.config import LLMConfig
-from yaksa.llm.usage import UsageLedger
 from yaksa.llm.roles.query_router import MAX_TERMS, route_terms
+from yaksa.llm.usage import UsageLedger
 
 QUESTION = "타이레놀이랑 술 같이 먹어도 돼?"
 

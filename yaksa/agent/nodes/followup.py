@@ -31,12 +31,12 @@ def resolve_followup(deps: AgentDeps):
         if not resolution.refers_back:
             return {}
         if resolution.resolved:
-            return {"question": resolution.question}
+            return {"question": resolution.question, "analysis": state["analysis"].for_question(resolution.question)}
         if is_long(question):
             # a long post tells its own story ("이번에도 역시 …" is not a pointer to an earlier answer):
             # it is read as a whole (assemble_context), never answered with "which drug do you mean?"
             return {}
-        focus = deps.searcher.focus_of(question)
+        focus = state["analysis"].focus
         if not resolution.candidates and (focus.linking.named or focus.classes):
             # "이거 먹고 운전해도 됨? 감기약임": nothing earlier, but the message says what it is about
             return {}

@@ -13,7 +13,6 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import chitchat_reply
 from yaksa.agent.turn import TurnContext
-from yaksa.retrieval.active import retrieval_plan
 
 
 def classify_intent(deps: AgentDeps):
@@ -22,7 +21,7 @@ def classify_intent(deps: AgentDeps):
         if not flags.active_retrieval:
             turn.notes["plan"] = {"intent": "question", "k": deps.searcher.params.k}
             return {"intent": "question", "complexity": "fixed", "k": deps.searcher.params.k}
-        plan = retrieval_plan(state["question"])
+        plan = state["analysis"].first_plan
         turn.notes["plan"] = {"search": plan.search, "complexity": plan.complexity, "k": plan.k}
         if not plan.search:
             return {"intent": "chitchat", "complexity": plan.complexity, "k": 0,

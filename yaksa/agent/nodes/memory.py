@@ -16,22 +16,21 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.speech_act import message_kind
-from yaksa.retrieval.active import retrieval_plan
 
 
 def extract_slots(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         flags = state["flags"]
-        slots = deps.extractor_for(flags).extract(state["question"])
+        analysis = state["analysis"]
+        slots = analysis.slots
         turn.notes["slots"] = [s.to_json() for s in slots]
-        kind = message_kind(state["question"], slots)
+        kind = analysis.speech_act
         turn.notes["speech_act"] = kind
         update: dict[str, Any] = {"slots": slots}
         if slots and kind == "statement" and not state.get("cache_hit"):  # a cached answer is already chosen
             update["intent"] = "statement"
         elif flags.active_retrieval:
-            plan = retrieval_plan(state["question"], slot_count=len(slots))
+            plan = analysis.plan
             update.update(complexity=plan.complexity, k=plan.k)
             turn.notes["plan"] = {"search": plan.search, "complexity": plan.complexity, "k": plan.k}
         return update

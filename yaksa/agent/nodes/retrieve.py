@@ -72,6 +72,13 @@ def cautions_only(hits: list[Any]) -> list[Any]:
     return [h for h in hits if h.metadata.get("section_key") in CAUTION_SECTIONS]
 
 
+def _focus_of(state: dict, deps: AgentDeps) -> Any:
+    """The focus of this round's search query: the turn analysis's when it is the question itself."""
+    if state["search_query"] == state["analysis"].question:
+        return state["analysis"].focus
+    return deps.searcher.focus_of(state["search_query"])
+
+
 def retrieve(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         router = state.get("router") or {}
@@ -83,7 +90,9 @@ def retrieve(deps: AgentDeps):
                 return {"no_evidence": True, "answer": care_reply(post), "citations": [], "verified": False,
                         "focus": None, "doc_ids_by_iteration": [[]]}
             if deps.searcher.use_focus:
-                focus = replace(deps.searcher.focus_of(state["search_query"]), population=post.population)
+                focus = replace(_focus_of(state, deps), population=post.population)
+        elif deps.searcher.use_focus and state["search_query"] == state["analysis"].question:
+            focus = state["analysis"].focus   # the question's own focus, worked out once this turn
         result = deps.searcher.search(state["search_query"], k=state.get("k") or deps.searcher.params.k,
                                       recall_terms=router.get("recall_terms", ()),
                                       avoid_terms=router.get("avoid_terms", ()), focus=focus)

@@ -21,11 +21,10 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import crisis_reply, harmful_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
-from yaksa.retrieval.active import retrieval_plan
 from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request, is_harmful_refusal
-from yaksa.scope.red_flags import red_flag, red_flag_decision
+from yaksa.scope.red_flags import red_flag_decision
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
 GREETING = ScopeDecision(True, "greeting", {}, "rules")
@@ -45,7 +44,8 @@ def scope(deps: AgentDeps):
             turn.notes["scope"] = decision.to_json()
             return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
                     "answer": harmful_reply(state["question"])}
-        flag = red_flag(state["question"])  # second, under every profile: care now comes before the answer
+        analysis = state["analysis"]
+        flag = analysis.red_flag  # second, under every profile: care now comes before the answer
         if flag is not None:
             turn.notes["red_flag"] = flag.to_json()
             turn.emit("token", {"text": red_flag_reply(flag, state["question"]) + "\n\n", "iteration": 0})
@@ -53,7 +53,7 @@ def scope(deps: AgentDeps):
             decision = red_flag_decision(flag, decision)
             turn.notes["scope"] = decision.to_json()
             return {"scope": decision, "blocked": False}
-        if not retrieval_plan(state["question"]).search:
+        if analysis.greeting:
             # "안녕하세요", "고마워요": a fixed friendly reply, no search, no LLM, nothing stored; the
             # greeting is not a question the scope model should refuse
             turn.notes["scope"] = GREETING.to_json()

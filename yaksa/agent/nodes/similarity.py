@@ -24,26 +24,18 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from yaksa.agent.analysis import TurnAnalysis, entities_of
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.turn import TurnContext
 from yaksa.agent.web_query import web_query
-from yaksa.extraction.speech_act import message_kind
 from yaksa.llm.evidence import Citation
 from yaksa.scope.red_flags import withholds_doses
 
 
 def cache_entities(deps: AgentDeps, text: str) -> frozenset[str]:
-    """What must match between two questions for one's answer to serve the other."""
-    keys = set()
-    for item in deps.extractor.extract(text):
-        keys.add(item.concept_id or f"{item.slot_type}:{item.name}={item.value}")
-    # what the search will be about: two questions whose drugs, symptoms, section intent or population
-    # differ ("목이 칼칼해요" / "머리가 지끈지끈 아파요") never share an answer, however close they embed
-    focus = deps.searcher.focus_of(text)
-    keys |= {f"focus:{focus.mode}", f"intent:{focus.intent.name}"}
-    keys |= {f"mention:{m}" for m in focus.linking.mentions} | {f"symptom:{t}" for t in focus.symptoms}
-    keys |= {f"population:{g}" for g in focus.population} | {f"route:{focus.route}"}
-    return frozenset(keys) | deps.extractor.medications(text)
+    """The cache's entities of any text (the cache asks this of a cached answer's text, and of a
+    question when no turn analysis is at hand); a turn's own question reads `TurnAnalysis.cache_entities`."""
+    return entities_of(deps.extractor.extract(text), deps.searcher.focus_of(text), deps.extractor.medications(text))
 
 
 def _cacheable(state: dict, deps: AgentDeps) -> bool:
@@ -58,15 +50,17 @@ def check_similarity(deps: AgentDeps):
         if not _cacheable(state, deps):
             turn.notes["cache"] = "off"
             return {"cache_hit": False, "cacheable": False}
+        analysis: TurnAnalysis = state["analysis"]
         if withholds_doses(turn.notes.get("red_flag")):
             # "go now" is answered from cautions only; a like question's cached answer may hold a dose
             turn.notes["cache"] = "red_flag"
             return {"cache_hit": False, "cacheable": False}
-        if message_kind(state["question"], deps.extractor.extract(state["question"])) == "statement":
+        if analysis.cache_speech_act == "statement":
             # "와파린을 먹고 있어요" is a fact to remember, not a question a cached answer could serve
             turn.notes["cache"] = "statement"
             return {"cache_hit": False, "cacheable": True}
-        hit = deps.cache.lookup(state["question"], deps.cache_version, state["scope"].verdict)
+        hit = deps.cache.lookup(state["question"], deps.cache_version, state["scope"].verdict,
+                                entities=analysis.cache_entities)
         # neither the cached question (another user's text) nor how close it was to this one
         turn.notes["cache"] = {"hit": hit is not None}
         if hit is None:
@@ -100,7 +94,8 @@ def store_response(deps: AgentDeps):
             # the cache, so an entry stored before the bump is erased after it
             current = None if epoch is None else (lambda: deps.profiles.erasure_epoch(uid) == epoch)
             stored = deps.cache.store(state["question"], payload, deps.cache_version, verified=True,
-                                      owner=uid, scope=state["scope"].verdict, still_current=current)
+                                      owner=uid, scope=state["scope"].verdict, still_current=current,
+                                      entities=state["analysis"].cache_entities)
         turn.notes["stored_in_cache"] = stored
         return {}
     return run

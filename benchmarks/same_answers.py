@@ -1,0 +1,116 @@
+"""Same answers before and after a change: the regression suite through two revisions of the code.
+
+Why: a redesign that only moves code (issue 26) must not change a single answer. The nightly gate
+compares metrics within a tolerance; this compares the text itself. Each revision runs in its own
+process (the earlier one from a `git worktree` of `--rev`, on PYTHONPATH), on the same published bundle,
+params and suite, each with fresh memory and cache; then every item's answer, cited documents and
+refusal are compared, and the turn latencies are reported side by side (p50, p95).
+
+    python benchmarks/same_answers.py --rev b26ee89 --per-category 0 --out benchmarks/measured/same_answers.json
+
+Exit code 1 when any answer, citation list or refusal differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def record(params: Path, per_category: int, out: Path) -> None:
+    """Run the suite with whatever `yaksa` is importable; one JSON line per item."""
+    from yaksa.agent.runtime import build_runner
+    from yaksa.config import load_settings
+    from yaksa.corpus.ingest import read_documents
+    from yaksa.pipeline.rawdata import default_shared_dir
+    from yaksa.regression.suite import limit_suite, load_suite
+    from yaksa.retrieval.loader import load_published
+
+    settings = load_settings(params)
+    loaded = load_published(settings.paths.indexes)
+    suite = limit_suite(load_suite(read_documents(settings.paths.documents), settings.paths.raw,
+                                   shared_dir=default_shared_dir(settings.paths.root)), per_category)
+    with tempfile.TemporaryDirectory(prefix="yaksa-same-") as scratch, out.open("w", encoding="utf-8") as fh:
+        private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "p.sqlite"),
+                                                  cache_path=str(Path(scratch) / "r.npz")))
+        runner = build_runner(loaded, private)
+        for index, item in enumerate(suite.items):
+            user = f"same-{index}"
+            try:
+                for turn in item.turns[:-1]:
+                    runner.run(turn, user)
+                start = time.perf_counter()
+                result = runner.run(item.question, user)
+                row = {"item_id": item.item_id, "answer": result.answer, "blocked": result.blocked,
+                       "citations": [c.doc_id for c in result.citations],
+                       "ms": round((time.perf_counter() - start) * 1000, 3)}
+            except Exception as exc:  # noqa: BLE001 - an item that fails is compared like any other outcome
+                row = {"item_id": item.item_id, "error": f"{type(exc).__name__}: {exc}"}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    loaded.close()
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(q / 100 * len(ordered)) - 1))] if ordered else float("nan")
+
+
+def _run(python_path: str | None, params: Path, per_category: int, out: Path) -> None:
+    env = {**os.environ}
+    if python_path is not None:
+        env["PYTHONPATH"] = python_path
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--record", str(out), "--params", str(params),
+           "--per-category", str(per_category)]
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rev", default="b26ee89", help="the earlier revision (default: before issue 26)")
+    ap.add_argument("--params", type=Path, default=Path("params.yaml"))
+    ap.add_argument("--per-category", type=int, default=0, help="items per category (0 = the whole suite)")
+    ap.add_argument("--out", type=Path, default=None, help="write the comparison as JSON here")
+    ap.add_argument("--record", type=Path, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.record is not None:
+        record(args.params, args.per_category, args.record)
+        return
+    with tempfile.TemporaryDirectory(prefix="yaksa-same-answers-") as tmp:
+        old_tree = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old_tree), args.rev], cwd=ROOT, check=True)
+        try:
+            old_out, new_out = Path(tmp) / "old.jsonl", Path(tmp) / "new.jsonl"
+            _run(str(old_tree), args.params, args.per_category, old_out)
+            _run(None, args.params, args.per_category, new_out)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=ROOT, check=False)
+        old = [json.loads(line) for line in old_out.read_text("utf-8").splitlines()]
+        new = [json.loads(line) for line in new_out.read_text("utf-8").splitlines()]
+    fields = ("answer", "citations", "blocked", "error")
+    differ = [o["item_id"] for o, n in zip(old, new, strict=True)
+              if o["item_id"] != n["item_id"] or any(o.get(f) != n.get(f) for f in fields)]
+    ms_old = [o["ms"] for o in old if "ms" in o]
+    ms_new = [n["ms"] for n in new if "ms" in n]
+    report = {"rev": args.rev, "items": len(new), "identical": len(new) - len(differ), "differ": differ,
+              "errors": sum("error" in n for n in new),
+              "turn_ms": {"before": {"p50": _percentile(ms_old, 50), "p95": _percentile(ms_old, 95)},
+                          "after": {"p50": _percentile(ms_new, 50), "p95": _percentile(ms_new, 95)}}}
+    text = json.dumps(report, ensure_ascii=False, indent=2)
+    print(text)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n", encoding="utf-8")
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == "__main__":
+    main()

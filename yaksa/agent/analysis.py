@@ -1,0 +1,106 @@
+"""TurnAnalysis: what one turn's message says, worked out once and read by every node.
+
+Why one object: the red-flag rules, the greeting check, the slot extractor (MedCAT), the speech act,
+the retrieval plan, the focus (named drug, symptom, section intent, population) and the cache key's
+entities are each asked for by two to four nodes (scope, resolve_followup, check_similarity,
+classify_intent, extract_slots, retrieve, store_response, the cache itself). Recomputed, the extractor
+ran up to four times a turn and the focus three. Here each is a cached property: computed the first
+time a node needs it, never again for the same question, and not at all for a turn that never asks
+(a refused or greeting turn extracts nothing).
+
+A follow-up resolved to a standalone question ("그 약은…?" → "페니라민정은…?") gets a fresh analysis of
+the new text (`for_question`) that keeps the red flag read from what the user actually wrote.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from yaksa.extraction.speech_act import message_kind
+from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
+from yaksa.scope.red_flags import RedFlag, red_flag
+
+if TYPE_CHECKING:
+    from yaksa.agent.deps import AgentDeps
+    from yaksa.config import AgentFlags
+    from yaksa.extraction.slots import SlotItem
+    from yaksa.lexicon.focus import Focus
+
+_UNREAD = object()
+
+
+class TurnAnalysis:
+    """The analysis of one question under one turn's flags; every field is computed at most once."""
+
+    def __init__(self, question: str, deps: AgentDeps, flags: AgentFlags, *, flag: object = _UNREAD) -> None:
+        self.question = question
+        self._deps = deps
+        self._flags = flags
+        if flag is not _UNREAD:
+            self.__dict__["red_flag"] = flag
+
+    def for_question(self, question: str) -> TurnAnalysis:
+        """The analysis of the standalone question a follow-up resolved to; the red flag stays the message's."""
+        return TurnAnalysis(question, self._deps, self._flags, flag=self.red_flag)
+
+    @cached_property
+    def red_flag(self) -> RedFlag | None:
+        """Care now (or soon), read from the message as written (`yaksa.scope.red_flags`)."""
+        return red_flag(self.question)
+
+    @cached_property
+    def first_plan(self) -> RetrievalPlan:
+        """The plan from the text alone: no search means a greeting or thanks (`yaksa.retrieval.active`)."""
+        return retrieval_plan(self.question)
+
+    @property
+    def greeting(self) -> bool:
+        return not self.first_plan.search
+
+    @cached_property
+    def slots(self) -> list[SlotItem]:
+        """The profile's extractor (MedCAT + regex, or regex only) on the question."""
+        return self._deps.extractor_for(self._flags).extract(self.question)
+
+    @cached_property
+    def speech_act(self) -> str:
+        """"question" or "statement" (facts to remember, nothing asked), from the slots."""
+        return message_kind(self.question, self.slots)
+
+    @cached_property
+    def plan(self) -> RetrievalPlan:
+        """The plan once the slot count is known (k = 3 / 8 / 15)."""
+        return retrieval_plan(self.question, slot_count=len(self.slots))
+
+    @cached_property
+    def cache_slots(self) -> list[SlotItem]:
+        """The shared extractor's slots: the cache key must not depend on a turn's profile."""
+        if self._deps.extractor_for(self._flags) is self._deps.extractor:
+            return self.slots
+        return self._deps.extractor.extract(self.question)
+
+    @cached_property
+    def cache_speech_act(self) -> str:
+        return self.speech_act if self.cache_slots is self.slots else message_kind(self.question, self.cache_slots)
+
+    @cached_property
+    def focus(self) -> Focus:
+        """What the question is about against this bundle's products (`yaksa.lexicon.focus`)."""
+        return self._deps.searcher.focus_of(self.question)
+
+    @cached_property
+    def cache_entities(self) -> frozenset[str]:
+        """What must match between two questions for one's cached answer to serve the other."""
+        return entities_of(self.cache_slots, self.focus, self._deps.extractor.medications(self.question))
+
+
+def entities_of(slots: list[SlotItem], focus: Focus, medications: frozenset[str]) -> frozenset[str]:
+    """The response cache's entities: every concept and demographic slot, and what the search will be
+    about: two questions whose drugs, symptoms, section intent or population differ ("목이 칼칼해요" /
+    "머리가 지끈지끈 아파요") never share an answer, however close they embed."""
+    keys = {item.concept_id or f"{item.slot_type}:{item.name}={item.value}" for item in slots}
+    keys |= {f"focus:{focus.mode}", f"intent:{focus.intent.name}"}
+    keys |= {f"mention:{m}" for m in focus.linking.mentions} | {f"symptom:{t}" for t in focus.symptoms}
+    keys |= {f"population:{g}" for g in focus.population} | {f"route:{focus.route}"}
+    return frozenset(keys) | medications
