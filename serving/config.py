@@ -52,11 +52,11 @@ run; a profile is an operator's tool (evaluation, comparisons), not a user prefe
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from yaksa import environment
 from yaksa.config import ConfigError
 from yaksa.store import database_url
 
@@ -158,7 +158,7 @@ def params_path(explicit: Path | None = None, env: Mapping[str, str] | None = No
     Raises ConfigError naming where the path came from when the file does not exist, so a typo in
     `YAKSA_PARAMS` is reported at start-up, not as a missing bundle later.
     """
-    env = os.environ if env is None else env
+    env = environment.environ() if env is None else env
     from_env = env.get(PARAMS_ENV, "").strip()
     path, source = ((explicit, "--params") if explicit is not None
                     else (Path(from_env), PARAMS_ENV) if from_env
@@ -170,7 +170,7 @@ def params_path(explicit: Path | None = None, env: Mapping[str, str] | None = No
 
 def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
     """Read the serving settings from `env` (default: the process environment)."""
-    env = os.environ if env is None else env
+    env = environment.environ() if env is None else env
     return ServingConfig(
         api_keys=parse_api_keys(env.get("YAKSA_API_KEYS", "")),
         admin_key=env.get("YAKSA_ADMIN_KEY", "").strip() or None,

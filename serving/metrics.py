@@ -35,7 +35,6 @@ never go back; the bundle gauge of a dead worker is dropped at the next scrape).
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Mapping
 from glob import glob
@@ -57,6 +56,7 @@ from prometheus_client import (
 
 from serving.config import MULTIPROC_ENV
 from serving.headers import worker_id
+from yaksa import environment
 from yaksa.scope.crisis import CRISIS_REASON_PREFIX
 from yaksa.scope.harmful import is_harmful_refusal
 from yaksa.scope.red_flags import SOON
@@ -193,7 +193,7 @@ def multiprocess_dir() -> Path | None:
 
     The mode is fixed when prometheus_client is first imported; a directory named only afterwards
     is ignored with a warning (this process's own values are served instead of an empty merge)."""
-    directory = os.environ.get(MULTIPROC_ENV, "").strip()
+    directory = environment.value(MULTIPROC_ENV)
     if not directory:
         return None
     if not getattr(values.ValueClass, "_multiprocess", False):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from yaksa import environment
+
 OFFLINE_ENV = {
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -52,7 +54,7 @@ def check_faiss_install() -> None:
         )
 
 
-WORKER_THREADS_ENV = "YAKSA_WORKER_THREADS"
+WORKER_THREADS_ENV = environment.WORKER_THREADS
 
 
 def engine_threads() -> int:
@@ -63,7 +65,4 @@ def engine_threads() -> int:
     would run N x cores threads on the cores and lose time to switching. Elsewhere (the server,
     a build in one process) every core.
     """
-    configured = os.environ.get(WORKER_THREADS_ENV, "").strip()
-    if configured.isdigit() and int(configured) > 0:
-        return int(configured)
-    return os.cpu_count() or 1
+    return environment.worker_threads() or os.cpu_count() or 1

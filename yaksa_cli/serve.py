@@ -42,6 +42,7 @@ def serve(
         params_path,
     )
     from serving.logs import uvicorn_log_config
+    from yaksa import environment
     from yaksa.store import database_url
 
     try:
@@ -56,8 +57,8 @@ def serve(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     os.environ[PARAMS_ENV] = str(path.resolve())  # what each worker's create_app reads
-    own_rate_file = not shared and not os.environ.get(RATE_FILE_ENV, "").strip()
-    own_metrics_dir = not os.environ.get(MULTIPROC_ENV, "").strip()
+    own_rate_file = not shared and not environment.value(RATE_FILE_ENV)
+    own_metrics_dir = not environment.value(MULTIPROC_ENV)
     with tempfile.TemporaryDirectory(prefix="yaksa-serve-") as run_dir:
         if own_rate_file:
             os.environ[RATE_FILE_ENV] = str(Path(run_dir) / "ratelimit.sqlite")

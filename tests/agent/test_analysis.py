@@ -19,15 +19,15 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     counts: Counter[str] = Counter()
     extract, focus_of, analyse = SlotExtractor.extract, Searcher.focus_of, focus_module.analyse
 
-    def counting_extract(self: SlotExtractor, text: str):  # noqa: ANN202 - the wrapped signature
+    def counting_extract(self: SlotExtractor, text: str):
         counts[f"extract:{text}"] += 1
         return extract(self, text)
 
-    def counting_focus_of(self: Searcher, query: str):  # noqa: ANN202
+    def counting_focus_of(self: Searcher, query: str):
         counts[f"focus_of:{query}"] += 1
         return focus_of(self, query)
 
-    def counting_analyse(query: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def counting_analyse(query: str, *args, **kwargs):
         counts[f"analyse:{query}"] += 1
         return analyse(query, *args, **kwargs)
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import json
-import os
 import re
 import threading
 import time
@@ -63,6 +62,7 @@ from urllib.parse import urlencode
 import httpx
 from lxml import etree
 
+from yaksa import environment
 from yaksa.atomicio import atomic_write_text
 from yaksa.critique.rate_limit import RateLimiter, rate_for, shared_limiter
 
@@ -103,7 +103,7 @@ class PubMedConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
         """Read the configuration from `env` (default `os.environ`); empty values count as unset."""
-        env = os.environ if env is None else env
+        env = environment.environ() if env is None else env
 
         def get(name: str) -> str | None:
             value = env.get(name, "").strip()

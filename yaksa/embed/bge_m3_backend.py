@@ -22,12 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
+from yaksa import environment
 from yaksa.embed.base import EmbedderBase
 from yaksa.embed.batching import plan_token_batches
 from yaksa.embed.device import resolve_device, resolve_dtype, torch_dtype
 from yaksa.embed.torch_encoder import pooled_encoders
 
-MODEL_ENV = "YAKSA_BGE_M3_MODEL"
+MODEL_ENV = environment.BGE_M3_MODEL
 DEFAULT_MAX_LENGTH = 512
 MODEL_MAX_LENGTH = 8192         # BGE-M3's positions (8,194, two reserved by XLM-R's offset)
 GPU_TOKEN_BUDGET = 65_536       # padded tokens a pass: 1-4% padding and the GPU saturated (H200)

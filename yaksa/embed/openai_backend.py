@@ -12,16 +12,16 @@ wrong URL fails at start-up, not in the middle of an index build.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
 
+from yaksa import environment
 from yaksa.embed.base import EmbedderBase, EmbedderError
 
-ENV_BASE_URL = "YAKSA_EMBED_BASE_URL"
-ENV_API_KEY = "YAKSA_EMBED_API_KEY"
+ENV_BASE_URL = environment.EMBED_BASE_URL
+ENV_API_KEY = environment.EMBED_API_KEY
 
 
 class OpenAIEmbedder(EmbedderBase):
@@ -40,7 +40,7 @@ class OpenAIEmbedder(EmbedderBase):
         import openai
 
         self._openai = openai
-        url = base_url or os.environ.get(ENV_BASE_URL)
+        url = base_url or environment.value(ENV_BASE_URL)
         if not url:
             raise ValueError(f"openai embedder: set the `base_url` option or {ENV_BASE_URL}")
         if batch_size < 1:
@@ -51,7 +51,7 @@ class OpenAIEmbedder(EmbedderBase):
         self.base_url = url.rstrip("/")
         self._client = openai.OpenAI(
             base_url=self.base_url,
-            api_key=api_key or os.environ.get(ENV_API_KEY) or "not-needed",
+            api_key=api_key or environment.value(ENV_API_KEY) or "not-needed",
             timeout=timeout,
             max_retries=max_retries,
         )

@@ -44,7 +44,6 @@ import asyncio
 import json
 import logging
 import math
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -71,6 +70,7 @@ from ragas.metrics.collections.faithfulness.util import (
 )
 from ragas.prompt.metrics.base_prompt import BasePrompt
 
+from yaksa import environment
 from yaksa.atomicio import write_json
 from yaksa.llm.config import ENV_PREFIX, LLMConfig
 
@@ -289,7 +289,7 @@ def judge_from_env(
     YAKSA_LLM_TIMEOUT is raised to at least JUDGE_MIN_TIMEOUT_S: it is tuned for interactive turns,
     while a judge call writes up to JUDGE_MAX_TOKENS tokens and nobody is waiting for it.
     """
-    env = os.environ if env is None else env
+    env = environment.environ() if env is None else env
     config = LLMConfig.from_env(env)
     if not config.configured:
         return None

@@ -18,9 +18,10 @@ switches between them without touching params.yaml. `YAKSA_LLM_BASE_URL` unset m
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from yaksa import environment
 
 # the last three play the M&M case critique (yaksa.critique): clinical analysis, case validation, the critique
 ROLES: tuple[str, ...] = ("router", "generator", "verifier", "corrector", "judge", "rewriter",
@@ -81,7 +82,7 @@ class LLMConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig:
         """Read the `YAKSA_LLM_*` variables (from `os.environ` unless `env` is given)."""
-        env = os.environ if env is None else env
+        env = environment.environ() if env is None else env
 
         def number(name: str, default: float, kind: type = float) -> float:
             raw = env.get(ENV_PREFIX + name, "").strip()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from yaksa import environment
+
 PLACEHOLDER = "NOT_AVAILABLE.txt"
 
 SHARED_FOLDERS = (
@@ -23,8 +25,7 @@ SHARED_FOLDERS = (
 
 
 def default_shared_dir(project_root: Path) -> Path:
-    env = os.environ.get("YAKSA_SHARED_DATA")
-    return Path(env) if env else project_root.parent / "shared" / "data"
+    return environment.shared_data_dir(project_root)
 
 
 def link_shared_data(raw_dir: Path, shared_dir: Path) -> tuple[list[str], list[str]]:

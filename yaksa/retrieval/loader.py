@@ -14,7 +14,6 @@ off, so a benchmark can measure a swap to a bundle whose content differs (`bench
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -24,13 +23,14 @@ from typing import Generic, TypeVar
 
 import faiss
 
+from yaksa import environment
 from yaksa.embed.base import Embedder, make_embedder
 from yaksa.index.errors import BundleError
 from yaksa.index.manifest import Manifest, plain_json
 from yaksa.index.reader import Bundle, open_bundle, resolve_bundle
 from yaksa.text.tokenizer import Tokenizer, build_tokenizer
 
-CONTENT_REUSE_ENV = "YAKSA_REUSE_CONTENT"   # "0": never reuse tables across bundles by content
+CONTENT_REUSE_ENV = environment.REUSE_CONTENT   # "0": never reuse tables across bundles by content
 CONTENT_MEMO_SIZE = 2                       # the bundle served and the one being swapped in
 _T = TypeVar("_T")
 
@@ -95,7 +95,7 @@ def load_published(indexes_root: Path, version: str | None = None, verify_checks
 
 def content_reuse() -> bool:
     """Whether tables derived from a bundle's content may be reused across bundles (module doc)."""
-    return os.environ.get(CONTENT_REUSE_ENV, "1").strip() != "0"
+    return environment.content_reuse()
 
 
 def collection_content_key(loaded: LoadedBundle, name: str) -> str | None:

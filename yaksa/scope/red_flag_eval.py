@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from yaksa import environment
 from yaksa.scope.crisis import crisis_kind
 from yaksa.scope.phrasing_rows import SPLITS, check_split_and_id, tsv_rows
 from yaksa.scope.red_flags import red_flag, rule_ids
@@ -165,10 +165,7 @@ def posts_file(root: Path | None = None) -> Path | None:
     """Where the shared posts are: linked into data/raw, $YAKSA_SHARED_DATA, or ../shared/data; None if absent."""
     root = root or Path.cwd()
     candidates = [root / "data" / "raw" / POSTS_RELATIVE]
-    env = os.environ.get("YAKSA_SHARED_DATA")
-    if env:
-        candidates.append(Path(env) / POSTS_RELATIVE)
-    candidates.append(root.parent / "shared" / "data" / POSTS_RELATIVE)
+    candidates.append(environment.shared_data_dir(root) / POSTS_RELATIVE)
     return next((p for p in candidates if p.is_file()), None)
 
 

@@ -8,17 +8,18 @@ database (`yaksa.store.postgres`); unset, each stays in its file on this host, a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
-DATABASE_URL_ENV = "YAKSA_DATABASE_URL"
+from yaksa import environment
+
+DATABASE_URL_ENV = environment.DATABASE_URL
 _SCHEMES = ("postgresql://", "postgres://")
 
 
 def database_url(env: Mapping[str, str] | None = None) -> str | None:
     """The PostgreSQL URL from `YAKSA_DATABASE_URL`, or None (the SQLite files); a ValueError for
     anything else, so a typo is reported at start-up instead of silently using local files."""
-    raw = (os.environ if env is None else env).get(DATABASE_URL_ENV, "").strip()
+    raw = environment.value(DATABASE_URL_ENV, env)
     if not raw:
         return None
     if not raw.startswith(_SCHEMES):

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from tavily import AsyncTavilyClient
+
+from yaksa import environment
 
 log = logging.getLogger(__name__)
 MAX_CONTENT_CHARS = 500  # a reference is a pointer, not a document: keep the event small
@@ -64,10 +65,10 @@ async def search_web(query: str, max_results: int = 5, timeout: float = 5.0) -> 
         raise ValueError("web search query is empty")
     if not 1 <= max_results <= 20:
         raise ValueError(f"max_results must be between 1 and 20, got {max_results}")
-    api_key = os.environ.get("TAVILY_API_KEY", "").strip()
+    api_key = environment.value(environment.TAVILY_API_KEY)
     if not api_key:
         return WebRefs(reason="no TAVILY_API_KEY", outcome=DISABLED)
-    client = AsyncTavilyClient(api_key=api_key, api_base_url=os.environ.get("TAVILY_BASE_URL") or None)
+    client = AsyncTavilyClient(api_key=api_key, api_base_url=environment.value(environment.TAVILY_BASE_URL) or None)
     try:
         response = await asyncio.wait_for(
             client.search(query, max_results=max_results, timeout=timeout), timeout=timeout
