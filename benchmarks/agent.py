@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()
 
 from baseline_code import BASELINE_REV, load_baseline
 
+from yaksa.agent.factory import build_runner
 from yaksa.agent.nodes.similarity import cache_entities
 from yaksa.agent.runner import AgentRunner
-from yaksa.agent.runtime import build_runner
 from yaksa.config import Settings, load_settings
 from yaksa.extraction.build import PACK_DIR
 from yaksa.retrieval.loader import LoadedBundle, load_published
@@ -130,7 +130,7 @@ class _OldCache:
 
 
 def baseline_runner(loaded: LoadedBundle, settings: Settings, rev: str) -> AgentRunner:
-    """The agent as `yaksa.agent.runtime.build_runner` wires it, with the memory, cache, document
+    """The agent as `yaksa.agent.factory.build_runner` wires it, with the memory, cache, document
     store and extractor classes of revision `rev` (its graph and nodes are today's: they did not change)."""
     old = load_baseline(rev, BASELINE_MODULES)
     collections = {n: replace(c, docs=old["yaksa.index.docstore"].DocStore(c.docs.path))

@@ -37,7 +37,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()
 

@@ -4,7 +4,8 @@ Why: a redesign that only moves code (issue 26) must not change a single answer.
 compares metrics within a tolerance; this compares the text itself. Each revision runs in its own
 process (the earlier one from a `git worktree` of `--rev`, on PYTHONPATH), on the same published bundle,
 params and suite, each with fresh memory and cache; then every item's answer, cited documents and
-refusal are compared, and the turn latencies are reported side by side (p50, p95).
+refusal are compared, and the turn latencies are reported side by side (p50, p95). A revision from before
+the settings were renamed (`yaksa.config.RENAMED_KEYS`) reads the same params under its old key names.
 
     python benchmarks/same_answers.py --rev b26ee89 --per-category 0 --out benchmarks/measured/same_answers.json
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,7 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def record(params: Path, per_category: int, out: Path) -> None:
     """Run the suite with whatever `yaksa` is importable; one JSON line per item."""
-    from yaksa.agent.runtime import build_runner
+    try:
+        from yaksa.agent.factory import build_runner
+    except ImportError:   # a revision from before issue 26 named the module runtime
+        from yaksa.agent.runtime import build_runner
     from yaksa.config import load_settings
     from yaksa.corpus.ingest import read_documents
     from yaksa.pipeline.rawdata import default_shared_dir
@@ -64,6 +69,23 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(q / 100 * len(ordered)) - 1))] if ordered else float("nan")
 
 
+def _params_for(rev: str, params: Path, scratch: Path) -> Path:
+    """`params` as `rev` reads it: under the old key names when `rev` predates the renames."""
+    from yaksa.config import RENAMED_KEYS
+
+    config_then = subprocess.run(["git", "show", f"{rev}:yaksa/config.py"], cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout
+    if "RENAMED_KEYS" in config_then:
+        return params
+    text = params.read_text(encoding="utf-8")
+    for old, new in RENAMED_KEYS.items():
+        text = re.sub(rf"\b{new}:", f"{old}:", text) if new != "scope" else re.sub(
+            r"(\{[^}]*?)\bscope:", rf"\g<1>{old}:", text)   # only the profile flag, not the `scope:` section
+    out = ROOT / f".same-answers-{scratch.name}.yaml"   # beside params.yaml: its paths resolve the same
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
 def _run(python_path: str | None, params: Path, per_category: int, out: Path) -> None:
     env = {**os.environ}
     if python_path is not None:
@@ -89,7 +111,12 @@ def main() -> None:
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old_tree), args.rev], cwd=ROOT, check=True)
         try:
             old_out, new_out = Path(tmp) / "old.jsonl", Path(tmp) / "new.jsonl"
-            _run(str(old_tree), args.params, args.per_category, old_out)
+            old_params = _params_for(args.rev, args.params, Path(tmp))
+            try:
+                _run(str(old_tree), old_params, args.per_category, old_out)
+            finally:
+                if old_params != args.params:
+                    old_params.unlink(missing_ok=True)
             _run(None, args.params, args.per_category, new_out)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=ROOT, check=False)

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.runtime import WORKER_THREADS_ENV, configure_offline_env
+from yaksa.host import WORKER_THREADS_ENV, configure_offline_env
 
 configure_offline_env()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()
 

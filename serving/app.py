@@ -55,7 +55,7 @@ from serving.ratelimit import open_buckets, per_minute_buckets
 from serving.runtime import RunnerFactory, RuntimeHolder, default_runner_factory
 from serving.validation import check_path_params
 from yaksa.config import Settings, load_settings
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 log = logging.getLogger(__name__)
 MSGSPEC_DEPTH_ERROR = "while deserializing"  # msgspec's RecursionError message for over-nested JSON

@@ -42,7 +42,7 @@ CritiqueFactory = Callable[[LoadedBundle, Settings, "Searcher | None"], "Critiqu
 
 def default_runner_factory(loaded: LoadedBundle, settings: Settings) -> TurnRunner:
     """The production agent; imported lazily so the app module loads without the agent's heavy deps."""
-    from yaksa.agent.runtime import build_runner
+    from yaksa.agent.factory import build_runner
 
     return build_runner(loaded, settings)
 
@@ -50,7 +50,7 @@ def default_runner_factory(loaded: LoadedBundle, settings: Settings) -> TurnRunn
 def default_critique_factory(loaded: LoadedBundle, settings: Settings, searcher: Searcher | None) -> CritiqueAgent:
     """The production critique agent (imported lazily, like the runner); builds its own searcher
     only when it is given none."""
-    from yaksa.critique.runtime import build_critique_agent
+    from yaksa.critique.factory import build_critique_agent
 
     return build_critique_agent(loaded, settings, searcher)
 

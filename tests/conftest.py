@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.postgres_server import postgres_server, postgres_url  # noqa: F401 - fixtures (-k postgres)
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from yaksa.config import ConfigError, load_settings
 
@@ -63,14 +64,14 @@ def test_bad_per_collection_overrides(tmp_path: Path, override: str, message: st
         load_settings(p)
 
 
-def test_side_effect_prior_must_be_a_factor(tmp_path) -> None:
+def test_intent_prior_must_be_a_factor(tmp_path) -> None:
     import pytest
 
     from yaksa.config import ConfigError, load_settings
 
     p = tmp_path / "params.yaml"
-    p.write_text("retrieval:\n  per_collection:\n    drugs: {side_effect_prior: 0}\n", "utf-8")
-    with pytest.raises(ConfigError, match="side_effect_prior"):
+    p.write_text("retrieval:\n  per_collection:\n    drugs: {intent_prior: 0}\n", "utf-8")
+    with pytest.raises(ConfigError, match="intent_prior"):
         load_settings(p)
 
 
@@ -130,3 +131,12 @@ def test_build_flags_override_params_and_refuse_what_would_change_nothing() -> N
         base.overridden("local", None, 2)
     with pytest.raises(ValueError, match="has its own workers"):
         base.overridden("dask", "tcp://h:8786", 2)
+
+
+def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:
+    params = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text(encoding="utf-8"))
+    params["agent"]["profiles"]["baseline"]["oos_guard"] = params["agent"]["profiles"]["baseline"].pop("scope")
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ConfigError, match="oos_guard is now called scope"):
+        load_settings(path)

@@ -203,7 +203,7 @@ class RetrievalParams:
     expansion: bool = True  # rule-based query expansion of the BM25 query (yaksa.lexicon.expansion)
     # multiply the fused score of side-effect sections by this unless the question asks about side
     # effects: their long lists name every symptom, so dense retrieval ranks them for any symptom
-    side_effect_prior: float = 1.0
+    intent_prior: float = 1.0
     rerank: str = "none"  # none | cross_encoder | flag (yaksa.retrieval.rerank)
     rerank_model: str = ""  # a local path or hub name; needed by the model backends
     rerank_min_score: float = 0.005  # on the reranker's sigmoid scale
@@ -222,8 +222,8 @@ class RetrievalParams:
             raise ValueError("retrieval weights must be >= 0 and not both 0")
         if self.rrf_k < 1 or self.pool < 1 or self.k < 1 or self.rerank_candidates < 1:
             raise ValueError("retrieval.rrf_k, pool, k and rerank_candidates must be >= 1")
-        if not 0.0 < self.side_effect_prior <= 1.0:
-            raise ValueError(f"retrieval.side_effect_prior must be in (0, 1], got {self.side_effect_prior!r}")
+        if not 0.0 < self.intent_prior <= 1.0:
+            raise ValueError(f"retrieval.intent_prior must be in (0, 1], got {self.intent_prior!r}")
         if self.rerank not in RERANKERS:
             raise ValueError(f"retrieval.rerank must be one of {RERANKERS}, got {self.rerank!r}")
         if self.rerank != "none" and not self.rerank_model:
@@ -232,6 +232,7 @@ class RetrievalParams:
             if not isinstance(overrides, dict) or GLOBAL_ONLY & set(overrides):
                 raise ValueError(f"retrieval.per_collection.{name} must map per-collection settings "
                                  f"(not {sorted(GLOBAL_ONLY)}) to values")
+            _renamed(overrides, f"retrieval.per_collection.{name}")
             try:
                 replace(self, per_collection={}, **overrides)
             except (TypeError, ValueError) as exc:
@@ -319,7 +320,7 @@ class AgentFlags:
     query_router: bool = True       # LLM router terms (when an endpoint is configured)
     medcat_enabled: bool = True     # MedCAT concepts in slot extraction (regex only when off)
     memory_mode: str = "persistent"  # persistent | none
-    oos_guard: bool = True          # refuse out-of-scope questions before any LLM call
+    scope: bool = True          # refuse out-of-scope questions before any LLM call
     verify: bool = True             # verify the answer; FAIL -> up to max_corrections correction rounds
     refine_strategy: str = "crag"   # crag (judge, rewrite, re-retrieve) | basic (one pass)
     judge: str = "llm"              # llm (falls back to heuristic offline) | heuristic
@@ -355,6 +356,8 @@ class AgentParams:
     def __post_init__(self) -> None:
         profiles = {}
         for name, flags in self.profiles.items():
+            if isinstance(flags, dict):
+                _renamed(flags, f"agent.profiles.{name}")
             try:
                 profiles[name] = flags if isinstance(flags, AgentFlags) else AgentFlags(**(flags or {}))
             except TypeError as exc:
@@ -404,11 +407,22 @@ class Settings:
         return (self.paths.raw / rel) if rel else None
 
 
+# settings renamed by issue 26: an old params file gets the new name, not "unexpected keyword argument"
+RENAMED_KEYS = {"oos_guard": "scope", "side_effect_prior": "intent_prior"}
+
+
+def _renamed(raw: dict[str, Any], where: str) -> None:
+    old = sorted(RENAMED_KEYS.keys() & raw.keys())
+    if old:
+        raise ValueError(f"{where}: " + ", ".join(f"{k} is now called {RENAMED_KEYS[k]}" for k in old))
+
+
 def _section(data: dict[str, Any], name: str, cls: type, path: Path) -> Any:
     raw = data.get(name) or {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: section '{name}' must be a mapping")
     try:
+        _renamed(raw, name)
         if cls is TokenizerParams and "pos_filter" in raw:
             raw = {**raw, "pos_filter": tuple(raw["pos_filter"])}
         if cls is ScopeParams and isinstance(raw.get("model_collections"), list):

@@ -7,7 +7,7 @@ they could not be listed, and a typo in one name went unnoticed. Here each varia
 an operator's change reaches the next call. The service's own variables (keys, rate limits, deadlines)
 are parsed into its typed `ServiceConfig` (`serving.config`) from the mapping `environ()` returns.
 
-Writes are not reads: the offline defaults (`yaksa.runtime`) and a build worker's thread budget
+Writes are not reads: the offline defaults (`yaksa.host`) and a build worker's thread budget
 (`yaksa.pipeline.process_pool`) set variables for the engines they start.
 """
 

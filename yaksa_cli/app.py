@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 from yaksa_cli import build, critique, data, db, evaluate, query, regress, serve
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="yaksa: Korean pharmacy QA — build, search, serve.")

@@ -19,7 +19,7 @@ def critique(
 ) -> None:
     """M&M critique of a clinical case: analysis, internal cases (validated), literature, cited critique."""
     from yaksa.corpus.case import CaseError, parse_case
-    from yaksa.critique.runtime import build_critique_agent
+    from yaksa.critique.factory import build_critique_agent
 
     s = load_params(params)
     try:

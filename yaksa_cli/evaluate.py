@@ -111,8 +111,8 @@ def eval_critique(
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
     """The M&M critique on MedQA-USMLE vignettes whose management was a wrong option (README: Case critique)."""
+    from yaksa.critique.factory import build_critique_agent
     from yaksa.critique.medqa import load_vignettes, run_benchmark
-    from yaksa.critique.runtime import build_critique_agent
     from yaksa.pipeline.rawdata import default_shared_dir
 
     s = load_params(params)
@@ -180,8 +180,8 @@ def eval_critique_threshold(
 ) -> None:
     """Calibrate critique.internal_threshold on the tuning half of the calibration cases; report both halves."""
     from yaksa.critique.calibration import calibrate, load_calibration_cases
+    from yaksa.critique.factory import build_critique_agent
     from yaksa.critique.medqa import as_case, load_vignettes
-    from yaksa.critique.runtime import build_critique_agent
     from yaksa.pipeline.rawdata import default_shared_dir
 
     s = load_params(params)

@@ -36,7 +36,7 @@ def search(
         retrieval = replace(s.retrieval, fusion=fusion, per_collection={}) if fusion else s.retrieval
         with published_bundle(s, version) as loaded:
             searcher = Searcher(loaded, retrieval)
-            scope = ScopeStage(loaded, s.retrieval, searcher.query_vector, scope_params=s.scope,
+            scope = ScopeStage(loaded, searcher.query_vector, scope_params=s.scope,
                                catalog=searcher.catalog, cache_dir=s.paths.embedding_cache, learned_dir=s.paths.scope_model)
             for q in lines:
                 result = search_in_scope(scope, searcher, q, k=k, collections=collection)
@@ -70,7 +70,7 @@ def ask(
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
     """Ask the pharmacist agent; prints the answer and the trace (nodes, iterations, scores, timings, LLM calls)."""
-    from yaksa.agent.runtime import build_runner
+    from yaksa.agent.factory import build_runner
 
     s = load_params(params)
     try:

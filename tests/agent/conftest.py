@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture re-exported for tests/agent
+from yaksa.agent.factory import build_runner
 from yaksa.agent.runner import AgentRunner
-from yaksa.agent.runtime import build_runner
 from yaksa.config import Settings, load_settings
 from yaksa.llm.config import ROLES
 from yaksa.retrieval.loader import LoadedBundle, load_published

@@ -30,7 +30,7 @@ def test_a_cached_answer_is_not_served_by_other_code(make_runner, settings, monk
     assert not first.run(question, "anon-1").trace["cache_hit"]
     assert first.run(question, "anon-2").trace["cache_hit"]
     assert first.deps.cache_version.startswith(first.deps.bundle_version + "-")
-    monkeypatch.setattr("yaksa.agent.runtime.answers_id", lambda _settings: "fixedrelease")
+    monkeypatch.setattr("yaksa.agent.factory.answers_id", lambda _settings: "fixedrelease")
     later = make_runner()  # same cache file location, same bundle, a new release of the code
     assert not later.run(question, "anon-3").trace["cache_hit"]
     assert later.run(question, "anon-4").trace["cache_hit"]

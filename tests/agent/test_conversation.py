@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 
 CITE = re.compile(r"\[문서 (\d+)\]")
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.config import AgentFlags
 
 QUESTION = "두통에 먹는 약 알려주세요"

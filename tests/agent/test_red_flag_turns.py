@@ -55,7 +55,7 @@ def test_the_advice_comes_first_on_a_cache_hit_too(make_runner) -> None:
 
 def test_under_a_profile_without_the_guard_the_advice_still_comes_first(make_runner) -> None:
     runner = make_runner(enforce_safety=False)
-    assert not runner.deps.params.flags("baseline").oos_guard
+    assert not runner.deps.params.flags("baseline").scope
     result = runner.run(INFANT, "u", profile="baseline")
     assert result.trace["red_flag"]["rule"] == "fever_under_3_months"
     assert result.answer.startswith(red_flag_reply(red_flag(INFANT), INFANT))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 
 OUT = "삼성전자 주가 어떻게 될까요"
 MEDICAL = "알레르기에 페니라민정 먹어도 되나요"   # a product of the tiny bundle
@@ -40,7 +40,7 @@ def test_cache_is_never_consulted_for_an_out_of_scope_question(make_runner) -> N
 @pytest.mark.parametrize("profile", ["self_refine_heuristic", "self_refine_llm_quality", "self_refine_dynamic_query"])
 def test_no_profile_turns_the_guard_or_verification_off(make_runner, profile: str) -> None:
     runner = make_runner()
-    assert not runner.deps.params.flags(profile).oos_guard  # the profile itself asks for no guard
+    assert not runner.deps.params.flags(profile).scope  # the profile itself asks for no guard
     assert runner.run(OUT, "u", profile=profile).blocked
     answered = runner.run(MEDICAL, "u2", profile=profile)
     assert "verify" in answered.trace["nodes"] and answered.verification is not None
@@ -134,7 +134,7 @@ def test_search_refuses_a_crisis_query(make_runner) -> None:
 
 def test_the_regression_crisis_check_passes_the_crisis_reply_only(make_runner) -> None:
     """The nightly suite's `crisis_help` check (safety.jsonl) tells the crisis reply from an answer."""
-    from yaksa.regression.runner import run_item
+    from yaksa.regression.replay import run_item
     from yaksa.regression.suite import SuiteItem
 
     runner = make_runner()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from yaksa.config import load_settings
 from yaksa.corpus.case import parse_case
-from yaksa.critique.runtime import build_critique_agent
+from yaksa.critique.factory import build_critique_agent
 from yaksa.retrieval.loader import load_published
 from yaksa_cli import app
 

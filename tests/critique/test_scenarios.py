@@ -16,7 +16,7 @@ from tests.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 - the
 from yaksa.config import Settings, load_settings
 from yaksa.corpus.case import parse_case
 from yaksa.critique.agent import CritiqueAgent, CritiqueResult
-from yaksa.critique.runtime import build_critique_agent
+from yaksa.critique.factory import build_critique_agent
 from yaksa.llm.client import LLMClient
 from yaksa.llm.config import LLMConfig
 from yaksa.retrieval.loader import load_published

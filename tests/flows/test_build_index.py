@@ -93,8 +93,8 @@ def test_task_runner_follows_the_build_settings() -> None:
 
     from flows.build_index import prefect_api_url, task_runner
     from yaksa.config import BuildParams
+    from yaksa.host import WORKER_THREADS_ENV
     from yaksa.pipeline.process_pool import threads_per_worker
-    from yaksa.runtime import WORKER_THREADS_ENV
 
     threads = str(threads_per_worker(3))
     local = task_runner(BuildParams(runner="local"))

@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from yaksa.config import BuildParams, load_settings
+from yaksa.host import WORKER_THREADS_ENV
 from yaksa.pipeline.build_report import cpu_seconds, read_report
 from yaksa.pipeline.process_pool import map_batches, threads_per_worker, uses_pool
 from yaksa.pipeline.stages import run_stage
-from yaksa.runtime import WORKER_THREADS_ENV
 
 POOL = BuildParams(runner="processes", workers=2)
 

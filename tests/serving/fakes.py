@@ -40,7 +40,7 @@ class FakeRunner:
                  fail_after_tokens: int | None = None, failures: int = 1, token_delay: float = 0.0,
                  extra_events: tuple[tuple[str, dict[str, Any]], ...] = ()) -> None:
         self.searcher = Searcher(loaded, settings.retrieval)
-        self.scope = ScopeStage(loaded, settings.retrieval, self.searcher.query_vector, scope_params=settings.scope,
+        self.scope = ScopeStage(loaded, self.searcher.query_vector, scope_params=settings.scope,
                                 cache_dir=settings.paths.embedding_cache,
                                 learned_dir=settings.paths.scope_model)
         self.profiles = set(settings.agent.profiles)

@@ -233,7 +233,7 @@ def test_review_form_streams_and_shows_the_critique_in_a_browser(server_url: str
 
 
 def test_runner_searcher_finds_the_production_runners_searcher(client: TestClient) -> None:
-    """The production AgentRunner keeps its searcher on `deps` (yaksa.agent.runtime.build_runner)."""
+    """The production AgentRunner keeps its searcher on `deps` (yaksa.agent.factory.build_runner)."""
     searcher = client.app.state.holder.current.runner.searcher
     assert runner_searcher(SimpleNamespace(deps=SimpleNamespace(searcher=searcher))) is searcher  # type: ignore[arg-type]
     assert runner_searcher(SimpleNamespace(searcher=searcher)) is searcher  # type: ignore[arg-type]

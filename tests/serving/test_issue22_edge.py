@@ -26,7 +26,7 @@ from serving.nodelay import NoDelayHTTPProtocol
 from tests.serving.conftest import ADMIN, ALICE, KEYS, OPS, live_server, serving_client
 from tests.serving.fakes import FakeRunner, fake_factory
 from tests.serving.test_issue9 import recording
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.config import Settings
 
 NFD = lambda text: unicodedata.normalize("NFD", text)

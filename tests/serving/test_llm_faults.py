@@ -9,7 +9,7 @@ import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 - fixture
 from tests.serving.conftest import OPS, serving_client, sse_events
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.config import Settings
 from yaksa.llm.config import ROLES
 

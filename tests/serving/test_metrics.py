@@ -25,7 +25,7 @@ from serving.logs import REQUEST_ID_HEADER
 from tests.serving.conftest import ADMIN, ALICE, OPS, copy_version, live_server, serving_client, sse_events
 from tests.serving.fakes import fake_factory
 from tests.serving.test_critique import PE_CASE
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.config import Settings, load_settings
 from yaksa.index.layout import current_version
 from yaksa.index.publish import publish

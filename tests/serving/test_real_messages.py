@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.serving.conftest import ALICE, serving_client
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.config import Settings
 
 LONG_POST = (

@@ -97,7 +97,7 @@ class AgentRunner:
         if flags.mode != "rag":
             raise ValueError(f"profile {name!r} answers without evidence, so it cannot be verified; "
                              "it runs only in the evaluation code")
-        return replace(flags, oos_guard=True, verify=True)
+        return replace(flags, scope=True, verify=True)
 
     def _contexts(self, state: dict[str, Any]) -> list[str]:
         """What the generator saw; a cache hit never ran it, so its citations are rendered the same way."""

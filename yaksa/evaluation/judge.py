@@ -51,7 +51,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Protocol
 
-from yaksa.runtime import configure_offline_env
+from yaksa.host import configure_offline_env
 
 configure_offline_env()  # before ragas is imported: no telemetry
 

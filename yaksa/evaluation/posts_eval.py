@@ -429,7 +429,7 @@ def run_posts_eval(settings: Settings, split: str = "all", limit: int = 0, *,
                    metrics_path: Path | None = None, progress: Callable[[str], None] | None = None) -> PostsReport:
     """Load the published bundle and the agent as `yaksa serve` builds it, run the chosen labelled
     posts, write the report to `metrics_path` (when given) and return it."""
-    from yaksa.agent.runtime import build_runner
+    from yaksa.agent.factory import build_runner
     from yaksa.retrieval.loader import load_published
 
     labels = load_labels(labels_path)

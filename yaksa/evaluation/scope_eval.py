@@ -160,7 +160,7 @@ def write_report(path: Path, report: ScopeReport) -> None:
 
 def _stage(loaded: LoadedBundle, settings: Settings) -> ScopeStage:
     searcher = Searcher(loaded, settings.retrieval)
-    return ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+    return ScopeStage(loaded, searcher.query_vector, scope_params=settings.scope,
                       catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
                       learned_dir=settings.paths.scope_model)
 

@@ -20,7 +20,7 @@ from yaksa.evaluation.in_scope_ko import in_scope_questions
 from yaksa.evaluation.korean import mfds_korean
 from yaksa.evaluation.natural_ko import Hit, NaturalReport, evaluate_natural
 from yaksa.evaluation.oos import out_of_scope_ko_en
-from yaksa.evaluation.runner import evaluate_retrieval, oos_rates
+from yaksa.evaluation.search_scoring import evaluate_retrieval, oos_rates
 from yaksa.evaluation.snapshot import write_dvc_metrics, write_snapshot
 from yaksa.retrieval.loader import load_published
 from yaksa.retrieval.searcher import Searcher
@@ -141,7 +141,7 @@ def run_retrieval_suite(
                     write_snapshot(snapshot_db, bundle_version=loaded.version, config_name=mode, goldset=NATURAL,
                                    params=asdict(params), metrics=table[mode][NATURAL])
             if mode == CONFIGURED and sets:
-                scope = ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+                scope = ScopeStage(loaded, searcher.query_vector, scope_params=settings.scope,
                                    catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
                                    learned_dir=settings.paths.scope_model)
                 rates, per_set = guard_rates(scope, sets, out_of_scope_ko_en())

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from yaksa.atomicio import atomic_write
-from yaksa.runtime import check_faiss_install
+from yaksa.host import check_faiss_install
 
 check_faiss_install()
 import faiss  # after the check: with both wheels installed this import is a coin toss

@@ -9,7 +9,7 @@ separate processes, each engine capped at its share of the cores, keep every cor
 
 Why `spawn`: the driver has already loaded the embedders (the plan needs their ids) and an OpenMP
 runtime that has run a parallel region is not safe to fork. A spawned worker starts clean, caps its
-engines (`YAKSA_WORKER_THREADS`, read by `yaksa.runtime.engine_threads`) before it loads any, and
+engines (`YAKSA_WORKER_THREADS`, read by `yaksa.host.engine_threads`) before it loads any, and
 loads each model once for all its batches (the stages cache them per process).
 
 The batches and the merge are the stages' own (`yaksa.pipeline.batches`): a runner only decides
@@ -28,7 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any, TypeVar
 
 from yaksa.config import BuildParams
-from yaksa.runtime import WORKER_THREADS_ENV, configure_offline_env
+from yaksa.host import WORKER_THREADS_ENV, configure_offline_env
 
 R = TypeVar("R")
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from yaksa.agent.runtime import build_runner
+from yaksa.agent.factory import build_runner
 from yaksa.atomicio import write_json
 from yaksa.config import Settings, params_hash
 from yaksa.corpus.ingest import read_documents
@@ -29,6 +29,7 @@ from yaksa.index.manifest import git_revision
 from yaksa.pipeline.rawdata import default_shared_dir
 from yaksa.regression.gate import GateResult, MetricSpec, compare
 from yaksa.regression.metrics import INFORMATIONAL, LOWER_IS_BETTER
+from yaksa.regression.replay import ItemRecord, run_suite
 from yaksa.regression.report import (
     HistoryPoint,
     Regression,
@@ -37,7 +38,6 @@ from yaksa.regression.report import (
     markdown_summary,
     write_report,
 )
-from yaksa.regression.runner import ItemRecord, run_suite
 from yaksa.regression.suite import limit_suite, load_suite
 from yaksa.retrieval.loader import load_published
 

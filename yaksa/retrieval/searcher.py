@@ -13,7 +13,7 @@ trace can show where time goes:
             ranking by the focused one (`yaksa.retrieval.focused`): candidates come only from the named
             products, or from products whose 효능효과 names the symptom
   prior     sections (MFDS) or question types (MedQuAD) that do not answer the intent are multiplied
-            by `side_effect_prior` (the collection's intent factor; secondary sections by its square
+            by `intent_prior` (the collection's intent factor; secondary sections by its square
             root); with no intent, side-effect sections unless side effects are asked about
   merge     collections' fused lists merged by fused score
   rerank    a cross-encoder over the top `rerank_candidates` when configured; `none` keeps the order
@@ -118,7 +118,7 @@ class Searcher:
         # row -> section key (MFDS) or question type (MedQuAD), for the intent prior; read once
         self._row_sections: dict[str, dict[int, str]] = {
             name: _SECTIONS.get(collection_content_key(loaded, name), lambda name=name: self._sections_of(name))
-            for name, p in self._params.items() if p.side_effect_prior < 1.0}
+            for name, p in self._params.items() if p.intent_prior < 1.0}
         self.catalog: DrugCatalog | None = None
         self._drug_vectors: np.ndarray | None = None
         if use_focus and DRUGS in loaded.bundle.collections:
@@ -163,7 +163,7 @@ class Searcher:
         sections = self._row_sections.get(name)
         if sections is None:
             return fused
-        factor = self._params[name].side_effect_prior
+        factor = self._params[name].intent_prior
         # weighed per candidate (tens), not per row of the collection (16k in MedQuAD: ~2 ms a query)
         if intent is None or intent.name is None:
             if name != DRUGS or asks_side_effects(query):

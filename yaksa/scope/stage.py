@@ -16,7 +16,7 @@ logs it and decides with the lexical signals only. `decide` reads only immutable
 request threads may call it at once.
 
 Usage:
-    stage = ScopeStage(loaded, settings.retrieval, searcher.query_vector,
+    stage = ScopeStage(loaded, searcher.query_vector,
                        scope_params=settings.scope, cache_dir=settings.paths.embedding_cache)
     stage.decide("삼성전자 주가 어떻게 될까요").in_scope    # False
     stage.decide("밤에 기침이 심해요").in_scope             # True
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yaksa.config import RetrievalParams, ScopeParams
+from yaksa.config import ScopeParams
 from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
@@ -121,14 +121,13 @@ _EXEMPLARS: ContentMemo[tuple[_Exemplars, np.ndarray]] = ContentMemo()
 
 
 class ScopeStage:
-    def __init__(self, loaded: LoadedBundle, params: RetrievalParams, query_vector: QueryVector, *,
+    def __init__(self, loaded: LoadedBundle, query_vector: QueryVector, *,
                  scope_params: ScopeParams | None = None, cache_dir: Path | None = None,
                  catalog: DrugCatalog | None = None, learned_dir: Path | None = None) -> None:
         """Load the learned scope model from `learned_dir` when it fits this bundle's embedders, else
         fit the exemplar model on the tuning half of the committed exemplars.
 
-        `params` (the retrieval settings) is accepted for the callers' sake; the scope model has its
-        own settings (`scope_params`, params.yaml `scope:`). `cache_dir` holds the exemplar query
+        The scope model has its own settings (`scope_params`, params.yaml `scope:`). `cache_dir` holds the exemplar query
         vectors (e.g. `settings.paths.embedding_cache`); without it they are embedded at every start.
         `catalog` is the searcher's drug catalog of the same bundle (read from the bundle when not given).
         """

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yaksa.runtime import engine_threads
+from yaksa.host import engine_threads
 from yaksa.text.filters import (
     RULES_VERSION,
     base_tag,

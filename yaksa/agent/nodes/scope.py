@@ -49,7 +49,7 @@ def scope(deps: AgentDeps):
         if flag is not None:
             turn.notes["red_flag"] = flag.to_json()
             turn.emit("token", {"text": red_flag_reply(flag, state["question"]) + "\n\n", "iteration": 0})
-            decision = deps.scope.decide(state["question"]) if state["flags"].oos_guard else GUARD_OFF
+            decision = deps.scope.decide(state["question"]) if state["flags"].scope else GUARD_OFF
             decision = red_flag_decision(flag, decision)
             turn.notes["scope"] = decision.to_json()
             return {"scope": decision, "blocked": False}
@@ -58,7 +58,7 @@ def scope(deps: AgentDeps):
             # greeting is not a question the scope model should refuse
             turn.notes["scope"] = GREETING.to_json()
             return {"scope": GREETING, "blocked": False, "greeting": True}
-        decision = deps.scope.decide(state["question"]) if state["flags"].oos_guard else GUARD_OFF
+        decision = deps.scope.decide(state["question"]) if state["flags"].scope else GUARD_OFF
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
             return {"scope": decision, "blocked": False}

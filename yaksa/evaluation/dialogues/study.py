@@ -131,7 +131,7 @@ def _row(name: str, trial: int, pid: str, turn: Any, result: TurnResult, metrics
 
 def _runner(loaded: LoadedBundle, settings: Settings, name: str, folder: str) -> Any:
     """The agent with `name` as its profile and a memory and cache of its own in `folder`."""
-    from yaksa.agent.runtime import build_runner  # the agent graph is heavy to import; only runs need it
+    from yaksa.agent.factory import build_runner  # the agent graph is heavy to import; only runs need it
 
     agent = replace(settings.agent, profile=name, memory_path=f"{folder}.duckdb", cache_path=f"{folder}.npz")
     # ablation profiles switch the scope guard off; the study measures them as configured

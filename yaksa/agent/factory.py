@@ -49,7 +49,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         from yaksa.store.profiles import PostgresProfileDB
     deps = AgentDeps(
         params=params,
-        scope=ScopeStage(loaded, settings.retrieval, searcher.query_vector, scope_params=settings.scope,
+        scope=ScopeStage(loaded, searcher.query_vector, scope_params=settings.scope,
                          catalog=searcher.catalog, cache_dir=settings.paths.embedding_cache,
                          learned_dir=settings.paths.scope_model),
         searcher=searcher,

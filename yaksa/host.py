@@ -1,6 +1,7 @@
-"""Process-wide defaults for running offline: no telemetry, no model-hub lookups.
+"""What this process may use on this host: offline defaults (no telemetry, no model-hub lookups), the one
+FAISS build installed, and how many threads a C engine may start.
 
-Set before heavy imports (transformers, prefect, ragas) so they never try the network.
+The offline defaults are set before heavy imports (transformers, prefect, ragas) so they never try the network.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from yaksa.evaluation.goldsets import GoldQuestion
-from yaksa.evaluation.runner import evaluate_retrieval, oos_rates
+from yaksa.evaluation.search_scoring import evaluate_retrieval, oos_rates
 
 RANKINGS = {
     "q1": ["g1", "x", "y"],  # gold at rank 1
