@@ -23,13 +23,13 @@ from yaksa.config import Settings
 from yaksa.extraction.build import PACK_DIR
 from yaksa.extraction.extractor import SlotExtractor
 from yaksa.llm.client import client_from_env
-from yaksa.llm.lexical import terms
 from yaksa.memory.profile_store import ProfileStore
 from yaksa.memory.response_cache import ResponseCache
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
 from yaksa.scope.stage import ScopeStage
 from yaksa.store import database_url
+from yaksa.text.lexical import terms
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from yaksa.lexicon.focus import Focus
 from yaksa.llm.evidence import Citation
-from yaksa.llm.lexical import is_korean
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.retrieval.relevance import is_about
+from yaksa.text.lexical import is_korean
 
 
 def _topic(word: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from yaksa.extraction.post_reader import PostReading
-from yaksa.llm.extractive import care_note
+from yaksa.llm.offline.extractive import care_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
@@ -34,7 +34,7 @@ def statement_reply(summary: str) -> str:
 
 def care_reply(post: PostReading) -> str:
     """A long post whose every question needs a doctor and that names no medicine: said plainly, with
-    where to go (`yaksa.llm.extractive.care_note`); no drug label is quoted, since none answers it."""
+    where to go (`yaksa.llm.offline.extractive.care_note`); no drug label is quoted, since none answers it."""
     return care_note(post)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from yaksa.llm.lexical import is_korean
+from yaksa.text.lexical import is_korean
 
 SAFETY_PHRASE = "전문가와 꼭 상담하세요"
 SAFETY_LINE_KO = "복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."

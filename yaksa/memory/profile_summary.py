@@ -24,7 +24,7 @@ _GENDER: dict[str, str] = {
     "female": "여성", "f": "여성", "여": "여성", "여성": "여성", "여자": "여성",
 }
 _NO = {"no", "false", "0", "아니오", "아님", "none"}
-MEDICATIONS_LABEL = "복용 중인 약"  # the summary's list of what the user takes (yaksa.llm.duplicates reads it)
+MEDICATIONS_LABEL = "복용 중인 약"  # the summary's list of what the user takes (yaksa.llm.offline.duplicates reads it)
 _LIST_LABELS = (("conditions", "질환"), ("medications", MEDICATIONS_LABEL), ("symptoms", "증상"))
 
 

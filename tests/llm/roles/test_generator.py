@@ -3,7 +3,7 @@ from __future__ import annotations
 from tests.fake_openai import FakeOpenAI, Reply
 from yaksa.llm.context import assemble_prompt
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.roles import generate
 from yaksa.llm.usage import UsageLedger
 

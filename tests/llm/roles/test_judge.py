@@ -4,7 +4,7 @@ import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.roles import judge
 from yaksa.llm.usage import UsageLedger
 

@@ -29,11 +29,11 @@ from yaksa.agent.focus_notice import no_evidence, nothing_named
 from yaksa.agent.replies import care_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.evidence import Citation
-from yaksa.llm.lexical import terms
 from yaksa.llm.safety import safety_line
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.red_flags import withholds_doses
+from yaksa.text.lexical import terms
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
 

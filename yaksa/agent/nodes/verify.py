@@ -12,9 +12,9 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.focus_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
-from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.offline.extractive import extractive_answer
+from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.roles import correct, verify
-from yaksa.llm.rule_verifier import verify_rules
 from yaksa.retrieval.relevance import check_relevance
 
 

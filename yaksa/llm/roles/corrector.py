@@ -8,8 +8,8 @@ from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
 from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
+from yaksa.llm.offline.rule_verifier import rule_correct
 from yaksa.llm.results import Correction
-from yaksa.llm.rule_verifier import rule_correct
 from yaksa.llm.usage import UsageLedger
 
 PROMPT = """You correct a pharmacist assistant's answer. Fix every listed problem using only the

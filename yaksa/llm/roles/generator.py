@@ -14,7 +14,7 @@ from collections.abc import Callable
 from yaksa.llm.client import LLMClient
 from yaksa.llm.context import AssembledPrompt
 from yaksa.llm.errors import LLMError
-from yaksa.llm.extractive import extractive_answer
+from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.results import Generation
 from yaksa.llm.usage import UsageLedger
 

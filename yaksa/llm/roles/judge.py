@@ -13,7 +13,7 @@ from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
 from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
-from yaksa.llm.heuristic_judge import heuristic_judge
+from yaksa.llm.offline.heuristic_judge import heuristic_judge
 from yaksa.llm.results import Judgement
 from yaksa.llm.usage import UsageLedger
 

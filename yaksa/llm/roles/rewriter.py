@@ -7,8 +7,8 @@ from typing import Any
 
 from yaksa.llm.client import LLMClient
 from yaksa.llm.errors import LLMError
+from yaksa.llm.offline.rule_rewrite import MAX_QUERY_CHARS, rewrite_query
 from yaksa.llm.results import Rewrite
-from yaksa.llm.rule_rewrite import MAX_QUERY_CHARS, rewrite_query
 from yaksa.llm.usage import UsageLedger
 
 PROMPT = f"""You rewrite a user's question into one search query for a drug-label and medical search

@@ -16,8 +16,8 @@ from yaksa.llm.client import LLMClient
 from yaksa.llm.context import render_evidence
 from yaksa.llm.errors import LLMError
 from yaksa.llm.evidence import EVIDENCE_TOKENS, Citation
+from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.results import Verification
-from yaksa.llm.rule_verifier import verify_rules
 from yaksa.llm.usage import UsageLedger
 
 PROMPT = """You verify a pharmacist assistant's answer against its evidence documents.

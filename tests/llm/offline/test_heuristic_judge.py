@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import extractive_answer
-from yaksa.llm.heuristic_judge import heuristic_judge
+from yaksa.llm.offline.extractive import extractive_answer
+from yaksa.llm.offline.heuristic_judge import heuristic_judge
 
 
 def test_grounded_personal_answer_scores_high(tylenol: list[Citation]) -> None:

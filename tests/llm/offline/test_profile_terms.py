@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from yaksa.llm.profile_terms import profile_terms, with_aliases
+from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 
 
 def test_profile_terms_add_elderly_label_word_for_age() -> None:
@@ -15,7 +15,7 @@ def test_aliases_follow_label_vocabulary() -> None:
 
 
 def test_summary_labels_and_current_symptoms_are_not_caution_terms() -> None:
-    from yaksa.llm.profile_terms import profile_terms
+    from yaksa.llm.offline.profile_terms import profile_terms
 
     found = profile_terms("65세 남성. 질환: 당뇨병. 증상: 두통, 발열. 최근 혈압 150/95 mmHg (방금).")
     assert "당뇨병" in found and "고령자" in found and "혈압" in found

@@ -18,7 +18,6 @@ import re
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.lexical import grams, is_korean, overlap, sentences
 from yaksa.llm.results import Verification
 from yaksa.llm.safety import (
     CITATION,
@@ -29,6 +28,7 @@ from yaksa.llm.safety import (
     has_safety_line,
     unsupported_doses,
 )
+from yaksa.text.lexical import grams, is_korean, overlap, sentences
 
 HEADING_MAX_CHARS = 40
 MIN_ATTACH_OVERLAP = 0.3   # share of a paragraph's grams a document must contain to be cited for it

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from yaksa.llm.lexical import terms
+from yaksa.text.lexical import terms
 
 ELDERLY_AGE = 65
 _AGE = re.compile(r"(\d{1,3})\s*(?:세|살|years?[ -]old)", re.IGNORECASE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from yaksa.llm.lexical import mentions
+from yaksa.text.lexical import mentions
 
 MAX_ADDED_TERMS = 6
 MAX_QUERY_CHARS = 200

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.rule_verifier import rule_correct, verify_rules
+from yaksa.llm.offline.rule_verifier import rule_correct, verify_rules
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 
 GOOD = f"""타이레놀 복용법

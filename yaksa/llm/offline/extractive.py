@@ -13,7 +13,7 @@ sentences that dose children only are left out. A short question that names its 
 not quoted at all (`adult_only_products`), and sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
 (the document stays cited). A cited product holding an ingredient of a medication in the profile
-gets a duplicate-ingredient caution first (`yaksa.llm.duplicates`). The answer always ends with the
+gets a duplicate-ingredient caution first (`yaksa.llm.offline.duplicates`). The answer always ends with the
 consult line.
 
 A long post (`post`, `yaksa.extraction.post_reader`) is answered for its questions and its person:
@@ -33,11 +33,11 @@ from collections.abc import Sequence
 from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.focus import find_population
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
-from yaksa.llm.duplicates import duplicate_cautions
 from yaksa.llm.evidence import Citation
-from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences
-from yaksa.llm.profile_terms import profile_terms, with_aliases
+from yaksa.llm.offline.duplicates import duplicate_cautions
+from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import SAFETY_PHRASE, safety_line
+from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from yaksa.llm.lexical import grams, is_korean, mentions, overlap, sentences, terms
+from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
 
 
 def test_terms_are_content_words() -> None:
@@ -21,7 +21,7 @@ def test_sentences_and_helpers() -> None:
 
 
 def test_sentences_split_mfds_text_glued_at_periods() -> None:
-    from yaksa.llm.lexical import sentences
+    from yaksa.text.lexical import sentences
 
     text = "임부는 복용하지 마십시오.이 약에 과민증 환자는 상의하십시오. 1회 37.5 mL를 드세요."
     assert sentences(text) == ["임부는 복용하지 마십시오.", "이 약에 과민증 환자는 상의하십시오.", "1회 37.5 mL를 드세요."]

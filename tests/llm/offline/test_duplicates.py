@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from yaksa.llm.duplicates import duplicate_cautions, ingredients_of, profile_medications
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import extractive_answer
-from yaksa.llm.rule_verifier import verify_rules
+from yaksa.llm.offline.duplicates import duplicate_cautions, ingredients_of, profile_medications
+from yaksa.llm.offline.extractive import extractive_answer
+from yaksa.llm.offline.rule_verifier import verify_rules
 
 
 def _product(n: int, name: str, ingredient: str, key: str, text: str) -> Citation:

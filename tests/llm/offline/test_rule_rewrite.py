@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.llm.rule_rewrite import MAX_ADDED_TERMS, MAX_QUERY_CHARS, rewrite_query
+from yaksa.llm.offline.rule_rewrite import MAX_ADDED_TERMS, MAX_QUERY_CHARS, rewrite_query
 
 
 def test_adds_missing_and_profile_terms_once() -> None:

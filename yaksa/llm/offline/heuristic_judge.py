@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.lexical import mentions, terms
-from yaksa.llm.profile_terms import with_aliases
+from yaksa.llm.offline.profile_terms import with_aliases
 from yaksa.llm.results import Judgement
 from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO, cited_numbers
+from yaksa.text.lexical import mentions, terms
 
 WEIGHTS = {"coverage": 0.4, "length": 0.3, "personalisation": 0.3}
 LENGTH_MIN_CHARS = 120    # shorter answers rarely give both the use and the caution

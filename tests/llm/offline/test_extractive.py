@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.extractive import NO_EVIDENCE_KO, extractive_answer
-from yaksa.llm.rule_verifier import verify_rules
+from yaksa.llm.offline.extractive import NO_EVIDENCE_KO, extractive_answer
+from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 
 
