@@ -168,9 +168,10 @@ def make_tiny_project(root: Path, drug_rows: int = DRUG_ROWS) -> Path:
     return path
 
 
-# A developer's shortcut, never set in CI: `YAKSA_TEST_TINY_CACHE=/some/dir pytest ...` builds the tiny
-# project once into that folder and later sessions copy it (minutes saved per run on a busy 2-core
-# machine). Stale when the build code changes: delete the folder then.
+# `YAKSA_TEST_TINY_CACHE=/some/dir pytest ...` builds the tiny project once into that folder and later
+# sessions copy it (minutes saved per run on a busy 2-core machine); stale when the build code changes:
+# delete the folder then. scripts/test.sh sets it to a fresh temporary folder, so its three pytest runs
+# (CI's included) build the project once.
 TINY_CACHE_ENV = "YAKSA_TEST_TINY_CACHE"
 TINY_CACHE_MARK = ".tiny-project-complete"
 
