@@ -3,8 +3,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from yaksa.config import load_settings
-from yaksa.lexicon.scope_vocabulary import curated_medical_words, is_medical_token, medical_vocabulary
+from yaksa.lexicon.scope_vocabulary import (
+    CARE_WORDS,
+    corpus_terms,
+    curated_medical_words,
+    is_medical_token,
+    medical_vocabulary,
+)
 from yaksa.retrieval.loader import load_published
+
+GENERIC_LABEL_WORDS = {"사용", "경우", "주의", "기능", "효과"}  # label boilerplate the generator drops
 
 
 def test_curated_words_are_single_hangul_nouns() -> None:
@@ -31,3 +39,19 @@ def test_english_medical_tokens_by_word_and_by_drug_suffix() -> None:
         assert is_medical_token(word.lower(), vocab), word
     for word in ("pasta", "stock", "recipe", "python", "두", "bone2"):
         assert not is_medical_token(word, vocab), word
+
+
+def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_them(tiny_project: Path) -> None:
+    """Real posts and exam stems name 통증, 증상, 질환, 임신 where they name no drug; a word the analyser
+    reads as something else ("오심" as 오다) must not make that other token medical."""
+    terms = corpus_terms()
+    assert {"통증", "증상", "질환", "임신", "부작용"} <= set(terms)
+    assert not [w for w in terms if w.endswith("다") or len(w) < 2 or w in GENERIC_LABEL_WORDS]
+    loaded = load_published(load_settings(tiny_project / "params.yaml").paths.indexes)
+    try:
+        vocab = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
+        assert {"통증", "증상", "병원", "검사", "질환", "저리다", "가루약"} <= vocab
+        assert not {"하다", "오다", "일", "명", "사용", "경우", "방법"} & vocab
+        assert {"통증", "병원"} <= set(CARE_WORDS)
+    finally:
+        loaded.close()
