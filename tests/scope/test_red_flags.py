@@ -366,6 +366,12 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("기침한 지 한 달 넘었어요", "cough_three_weeks"),
     ("두 달째 기침이 안 멈춰요", "cough_three_weeks"),
     ("I have had a cough for four weeks now", "cough_three_weeks"),
+    ("기침이 30일째 계속돼요", "cough_three_weeks"),
+    # the long post of the closing note: breathless for 40 days, asking about tonics
+    ("40일째 숨이 차는데 비타민이랑 쌍화탕 같이 먹어도 되나요?", "breathless_weeks"),
+    ("한 달 넘게 숨이 차요. 계단 오를 때 특히 그래요", "breathless_weeks"),
+    ("약 40일전쯤 낮잠을 자고 일어난 후부터 숨이 차는 느낌이 있었습니다", "breathless_weeks"),
+    ("I've been short of breath for several weeks", "breathless_weeks"),
     ("두 달째 명치가 쓰리고 신물이 올라와요. 체중도 좀 빠진 것 같아요.", "upper_gi_alarm"),
     ("밥을 삼키기 힘들고 살이 빠졌어요", "upper_gi_alarm"),
     ("어제부터 오른쪽 가슴이 찌르듯이 아파요. 숨을 크게 쉬면 더 아파요.", "chest_pain_on_breathing"),
@@ -379,6 +385,8 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
 
 @pytest.mark.parametrize("text", [
     "기침이 2주째예요",                               # not yet three weeks
+    "숨이 차요, 3일째예요",                            # breathless for days: not weeks
+    "운동 시작한 지 3일째인데 숨이 차요",                 # days, not weeks
     "3개월 된 아기가 기침을 해요",                      # an age, not how long
     "다이어트로 살이 빠졌는데 속쓰림이 있어요",            # weight lost on purpose
     "목이 아파서 침 삼킬 때 아파요",                     # a sore throat, not food sticking
