@@ -66,9 +66,15 @@ def test_a_known_ingredient_the_data_lacks_is_named_without_products(catalog: Dr
     assert found.named and not found.products and found.ingredients[0] in ("졸피뎀", "세티리진")
 
 
-@pytest.mark.parametrize("question", ["마스크 쓰고 나가도 돼요", "먹는 타이밍이 언제예요", "아기 해열제 용량"])
+@pytest.mark.parametrize("question", ["마스크 쓰고 나가도 돼요", "먹는 타이밍이 언제예요", "아기 해열제 용량",
+                                      "크림 파스타 레시피 알려줘", "그린 스무디 만드는 법", "씨티은행 영업시간"])
 def test_everyday_words_are_not_drugs(catalog: DrugCatalog, question: str) -> None:
     assert not catalog.link(question).named
+
+
+def test_products_named_like_everyday_words_still_link_by_their_full_names(catalog: DrugCatalog) -> None:
+    for name in ("아비나파스타", "그린큐액", "씨티엠액"):
+        assert name in _names(catalog, f"{name} 먹어도 돼요?"), name
 
 
 def test_full_names_found_anywhere_as_a_scan_of_every_name_would(catalog: DrugCatalog) -> None:
