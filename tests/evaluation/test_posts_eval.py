@@ -38,6 +38,10 @@ DRUGS = {
     "3": DrugInfo("젤콤정", ("플루벤다졸",), "성인 및 소아는 1정을 1회 복용합니다."),
     "4": DrugInfo("부루펜정400밀리그램", ("이부프로펜",), "성인은 1회 1정, 1일 3회 복용합니다."),
     "5": DrugInfo("어린이부루펜시럽", ("이부프로펜",), "성인 및 15세 이상은 1회 20 mL, 1~2세는 1회 5 mL."),
+    # the label of an adult 400 mg tablet that never says 성인 and adds a line for children
+    "6": DrugInfo("조아이부프로펜400밀리그람정", ("이부프로펜",),
+                  "경증 및 중등도의 동통(통증), 감기는 1회 200-400 mg 1일 3-4회 복용하십시오.\n\n"
+                  "어린이는 1회 권장용량을 1일 3-4회 복용하십시오."),
 }
 
 
@@ -169,6 +173,9 @@ def test_person_ok_for_an_adult_fails_on_a_childrens_product_or_a_child_dose_fir
     assert child_dose.values["person_ok"] == 0.0 and "child's dose" in child_dose.reasons["person_ok"]
     ok = "세토펜정 (용법용량): 성인은 1회 1~2정 [문서 2]\n\n트라몰정 [문서 1]"
     assert _score(adult, _turn(ok, [_cite(1, "1"), _cite(2, "2")])).values["person_ok"] == 1.0
+    # a dose for everyone (no 성인, no child named) beside a line for children: an adult product
+    tablet = _score(_label(ingredient="이부프로펜"), _turn("조아이부프로펜400밀리그람정 [문서 1]", [_cite(1, "6")]))
+    assert tablet.values["person_ok"] == 1.0, tablet.reasons
 
 
 def test_person_ok_for_a_child_fails_on_an_adult_only_product() -> None:

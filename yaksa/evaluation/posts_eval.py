@@ -23,7 +23,8 @@ The rules, per post (a rule that does not apply to a post is absent, not a pass)
   cited drug be the first `[문서 N]` of the text that is a `drugs` document. A product is *for
   children* when its name says so (어린이, 소아, 키즈, 유아, 영유아, 베이비, 아기) or its 용법용량 gives a
   dose for children (소아, 어린이, 유아, 영아, "N개월", "N세 이하/미만", "N~M세") and none for adults
-  (성인, 어른, "N세 이상"); it is *adult-only* when its 용법용량 gives an adult dose and no child dose.
+  (성인, 어른, "N세 이상", or a dosing paragraph that names no child: the dose for everyone); it is
+  *adult-only* when its 용법용량 gives an adult dose and no child dose.
   A *dosing paragraph* of the answer is one that says 용법, "1회" or "1일".
   * adult, elderly, pregnant, breastfeeding: the first cited drug is not for children, and the first
     dosing paragraph does not give a child dose without an adult one;
@@ -83,6 +84,7 @@ CHILD_NAME = re.compile(r"어린이|소아|키즈|영유아|유아|베이비|아
 CHILD_DOSE = re.compile(r"소아|어린이|유아|영아|\d+\s*개월|\d+\s*세\s*(?:이하|미만)|\d+\s*[~-]\s*\d+\s*세")
 ADULT_DOSE = re.compile(r"성인|어른|\d+\s*세\s*이상")
 DOSING = re.compile(r"용법|1\s*회|1\s*일")
+DOSE_AMOUNT = re.compile(r"\d\s*(?:mg|mL|ml|g)(?![a-zA-Z])|\d\s*(?:밀리그램|밀리그람|정|알|캡슐|포)(?!도)")
 PREGNANCY = re.compile(r"임신|임부")
 BREASTFEEDING = re.compile(r"수유")
 _SPACES = re.compile(r"\s+")
@@ -270,9 +272,17 @@ def _drug(c: Citation, drugs: Mapping[str, DrugInfo]) -> DrugInfo | None:
     return drugs.get(seq) or DrugInfo(str(c.metadata.get("product_name") or c.title))
 
 
+def _dose_for_anyone(usage: str) -> bool:
+    """A dosing paragraph that names no child: the label's dose for everyone who takes it, which is an
+    adult's ("경증 및 중등도의 동통, 감기는 1회 200-400 mg" of an ibuprofen 400 mg tablet, whose label
+    never says 성인 and adds "어린이는 …")."""
+    return any(DOSE_AMOUNT.search(p) and not CHILD_DOSE.search(p) for p in usage.split("\n"))
+
+
 def for_children(drug: DrugInfo) -> bool:
     return bool(CHILD_NAME.search(drug.name)) or (bool(CHILD_DOSE.search(drug.usage))
-                                                  and not ADULT_DOSE.search(drug.usage))
+                                                  and not ADULT_DOSE.search(drug.usage)
+                                                  and not _dose_for_anyone(drug.usage))
 
 
 def adult_only(drug: DrugInfo) -> bool:
