@@ -50,7 +50,7 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
     loaded = load_published(load_settings(tiny_project / "params.yaml").paths.indexes)
     try:
         vocab = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
-        assert {"통증", "증상", "병원", "검사", "질환", "저리다", "가루약"} <= vocab
+        assert {"통증", "증상", "병원", "검사", "질환", "저리다", "가루약", "가글", "상비약", "흉터"} <= vocab
         assert not {"하다", "오다", "일", "명", "사용", "경우", "방법"} & vocab
         assert {"통증", "병원"} <= set(CARE_WORDS)
     finally:
