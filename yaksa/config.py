@@ -291,7 +291,7 @@ class ScopeParams:
     # whose query embedders embed the windows: e5 (drugs) and USE (health) each see what the other misses
     model_collections: tuple[str, ...] = ("drugs", "health")
     model_regularization: float = 0.05  # C of the learned model's embedding logistic regression (896 inputs)
-    train_limit_per_source: int = 300  # texts per source and half (0 = every text): the build's embedding cost
+    train_limit_per_source: int = 600  # texts per source and half (0 = every text): the build's embedding cost
 
     def __post_init__(self) -> None:
         if not self.embed_collection or not self.model_collections or not all(self.model_collections):
