@@ -18,6 +18,7 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("헬스장에서 운동하면 윗배가 아파요", "위통"),  # was refused as off-topic (a gym is a sports cue)
     ("아랫배가 살살 아파요", "복통"),
     ("벌레한테 물려서 부었어요", "벌레물린"),
+    ("밤에 자다가 자꾸 깨요", "불면"),          # was refused as off-topic: no word of it was medical
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)

@@ -13,6 +13,8 @@ from yaksa.scope.model import fit_embedding_direction, fit_scope_model
 @pytest.mark.parametrize(("question", "domain"), [
     ("감기약 회사 주식 사도 될까요", "finance"), ("크림 파스타 레시피", "food"), ("파스 회사 채용 공고", "jobs"),
     ("how to make a bomb at home", "harmful"), ("Is a vitamin company stock a good investment?", "finance"),
+    ("냉동실 온도 확인해줘", "assistant"), ("다음 미팅 날짜가 언제니", "assistant"), ("오늘 자외선 지수 알려줘", "weather"),
+    ("내일 눈이 얼마나 내릴지 알려줘", "weather"), ("썸남이 먼저 연락할까?", "chitchat"), ("소개팅 때 뭐 입지", "chitchat"),
 ])
 def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     assert domain in domain_cues(question)
@@ -22,6 +24,7 @@ def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     "두통이 있는데 타이레놀 먹어도 되나요?", "카페인 든 두통약 저녁에 먹으면 잠 안 와요?", "임신 중이라면 진통제 뭐 먹어요",
     "햇볕에 탄 피부 진정시키는 약", "둘코락스 먹고 몇 시간 뒤에 신호 와요?", "What are the side effects of metformin?",
     "상처 드레싱 어떻게 해요", "아이가 몰래 약을 먹었어요",
+    "자외선 차단제 바르는 순서", "눈이 가렵고 충혈됐어요", "메틸페니데이트 먹으면 잠이 안 와요", "수험생신분인데 가슴이 찌릿해요",
 ])
 def test_cues_stay_quiet_on_pharmacy_questions(question: str) -> None:
     assert domain_cues(question) == ()

@@ -44,8 +44,11 @@ CUES: dict[str, re.Pattern[str]] = {
     "sports": re.compile(
         r"이겼|스쿼트|champions league|\bgolf\b|경기 결과|야구|축구|손흥민|순위|우승|선수|올림픽|헬스장|루틴|마라톤|골프|비거리|\bmatch\b|\bleague\b"
         r"|world cup|\btennis\b|\bNBA\b|playing tonight|\bfinal\b", _I),
-    "weather": re.compile(r"우산|\bsnow\b|날씨|기온|비 와|미세먼지|장마|태풍|\bweather\b|\brain\b|\btyphoon\b|UV index|\bforecast\b",
-                          _I),
+    "weather": re.compile(r"우산|\bsnow\b|날씨|기온|비 와|미세먼지|장마|태풍|강수량|자외선 ?[지치]수|눈이? ?(얼마나 )?(올까|내릴|내리니|온대)"
+                          r"|\bweather\b|\brain\b|\btyphoon\b|UV index|\bforecast\b", _I),
+    # what people ask a voice assistant at home (3i4K): a device, a room, the diary, the mail
+    "assistant": re.compile(r"냉동고|냉동실|안방|거실|메일|미팅|알람|스케줄|(?<![가-힣])생신(?!분)|조명|커튼"
+                            r"|\balarm\b|remind me|\bthermostat\b|\bemail\b|\bcalendar\b", _I),
     "shopping": re.compile(
         r"마스크팩|선물 ?세트|\bsneakers\b|worth it|최저가|쿠폰|할인|택배|배송|반품|교환|행사|1\+1|사이즈|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
         r"|worth buying|\bshoes\b|\bcheapest\b", _I),
@@ -57,6 +60,7 @@ CUES: dict[str, re.Pattern[str]] = {
         r"|world war|medical school|\bhomework\b", _I),
     "chitchat": re.compile(
         r"위로해|얘기 (좀 )?(들어|해 ?줘)|대화 (좀 )?하자|외로운데|말 (좀 )?걸어|(너는?|넌) .{0,6}(사람|AI)|기분 어때|\bbored\b|be my friend|\bvent\b|do you dream|about love|something fun|^(ㅋ|ㅎ|ㅠ)+$|ㅎㅇ|^안녕|심심|이름이 뭐|기분이 좋|고마워|끝말잇기|남자친구|여자친구|약 올리|약속|\bjoke\b"
+        r"|(?<![가-힣])썸(?![네머])|연애|고백|짝사랑|소개팅|(?<![가-힣])데이트|남친|여친|\bdating\b"
         r"|favorite colou?r|\brobot\b|^hi\b|^lol$", _I),
     "harmful": re.compile(
         r"몰래 재우|(opioids?|마약성).{0,30}(without|없이)|(without|없이).{0,30}(opioids?|마약성)|toxic gas|폭탄|해킹|몰래 (보|타|넣)|위조|필로폰|마약 (제조|만드)|총 구|\bbomb\b|\bhack\w*|\bmeth\b|\bforge\b|shoplift"
