@@ -64,11 +64,6 @@ def record(params: Path, per_category: int, out: Path) -> None:
     loaded.close()
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, round(q / 100 * len(ordered)) - 1))] if ordered else float("nan")
-
-
 def _params_for(rev: str, params: Path, scratch: Path) -> Path:
     """`params` as `rev` reads it: under the old key names when `rev` predates the renames."""
     from yaksa.config import RENAMED_KEYS
@@ -122,6 +117,8 @@ def main() -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_tree)], cwd=ROOT, check=False)
         old = [json.loads(line) for line in old_out.read_text("utf-8").splitlines()]
         new = [json.loads(line) for line in new_out.read_text("utf-8").splitlines()]
+    from yaksa.evaluation.metrics import percentile  # the comparison runs on this checkout's yaksa
+
     fields = ("answer", "citations", "blocked", "error")
     differ = [o["item_id"] for o, n in zip(old, new, strict=True)
               if o["item_id"] != n["item_id"] or any(o.get(f) != n.get(f) for f in fields)]
@@ -129,8 +126,8 @@ def main() -> None:
     ms_new = [n["ms"] for n in new if "ms" in n]
     report = {"rev": args.rev, "items": len(new), "identical": len(new) - len(differ), "differ": differ,
               "errors": sum("error" in n for n in new),
-              "turn_ms": {"before": {"p50": _percentile(ms_old, 50), "p95": _percentile(ms_old, 95)},
-                          "after": {"p50": _percentile(ms_new, 50), "p95": _percentile(ms_new, 95)}}}
+              "turn_ms": {"before": {"p50": percentile(ms_old, 50), "p95": percentile(ms_old, 95)},
+                          "after": {"p50": percentile(ms_new, 50), "p95": percentile(ms_new, 95)}}}
     text = json.dumps(report, ensure_ascii=False, indent=2)
     print(text)
     if args.out is not None:

@@ -61,11 +61,11 @@ from yaksa.config import ConfigError
 from yaksa.store import database_url
 
 ANY_USER = "*"
-PARAMS_ENV = "YAKSA_PARAMS"
-RATE_FILE_ENV = "YAKSA_RATE_FILE"
+PARAMS_ENV = environment.PARAMS
+RATE_FILE_ENV = environment.RATE_FILE
 # prometheus_client's multiprocess directory (serving.metrics); named here, where nothing imports
 # prometheus_client, because its mode is fixed when it is first imported
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+MULTIPROC_ENV = environment.PROMETHEUS_MULTIPROC_DIR
 # uvicorn restarts a worker that does not answer its supervisor's ping within this many seconds
 # (default 5). A worker loading a bundle spends seconds inside C extensions that hold the GIL (Kiwi's
 # model, the embedders, MedCAT); on a busy machine that passed 5 s and uvicorn killed every worker
@@ -172,18 +172,18 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
     """Read the serving settings from `env` (default: the process environment)."""
     env = environment.environ() if env is None else env
     return ServingConfig(
-        api_keys=parse_api_keys(env.get("YAKSA_API_KEYS", "")),
-        admin_key=env.get("YAKSA_ADMIN_KEY", "").strip() or None,
-        rate_per_sec=_number(env, "YAKSA_RATE_PER_SEC", 10.0, 0.0),
-        rate_burst=int(_number(env, "YAKSA_RATE_BURST", 30, 1)),
+        api_keys=parse_api_keys(env.get(environment.API_KEYS, "")),
+        admin_key=env.get(environment.ADMIN_KEY, "").strip() or None,
+        rate_per_sec=_number(env, environment.RATE_PER_SEC, 10.0, 0.0),
+        rate_burst=int(_number(env, environment.RATE_BURST, 30, 1)),
         rate_file=Path(env[RATE_FILE_ENV].strip()) if env.get(RATE_FILE_ENV, "").strip() else None,
         database_url=database_url(env),
-        follow_seconds=_number(env, "YAKSA_FOLLOW_SECONDS", 0.5, 0.0),
-        max_body_bytes=int(_number(env, "YAKSA_MAX_BODY_BYTES", 65536, 1024)),
-        allow_profile_choice=_flag(env, "YAKSA_ALLOW_PROFILE_CHOICE"),
-        max_inflight_per_key=int(_number(env, "YAKSA_MAX_INFLIGHT_PER_KEY", 4, 0)),
-        request_deadline_s=_number(env, "YAKSA_REQUEST_DEADLINE_S", 30.0, 0.0),
-        critique_deadline_s=_number(env, "YAKSA_CRITIQUE_DEADLINE_S", 60.0, 0.0),
-        auth_failures_per_min=_number(env, "YAKSA_AUTH_FAILURES_PER_MIN", 10.0, 0.0),
-        admin_per_min=_number(env, "YAKSA_ADMIN_PER_MIN", 6.0, 0.0),
+        follow_seconds=_number(env, environment.FOLLOW_SECONDS, 0.5, 0.0),
+        max_body_bytes=int(_number(env, environment.MAX_BODY_BYTES, 65536, 1024)),
+        allow_profile_choice=_flag(env, environment.ALLOW_PROFILE_CHOICE),
+        max_inflight_per_key=int(_number(env, environment.MAX_INFLIGHT_PER_KEY, 4, 0)),
+        request_deadline_s=_number(env, environment.REQUEST_DEADLINE_S, 30.0, 0.0),
+        critique_deadline_s=_number(env, environment.CRITIQUE_DEADLINE_S, 60.0, 0.0),
+        auth_failures_per_min=_number(env, environment.AUTH_FAILURES_PER_MIN, 10.0, 0.0),
+        admin_per_min=_number(env, environment.ADMIN_PER_MIN, 6.0, 0.0),
     )

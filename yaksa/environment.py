@@ -35,6 +35,22 @@ EMBED_API_KEY = "YAKSA_EMBED_API_KEY"
 BGE_M3_MODEL = "YAKSA_BGE_M3_MODEL"
 TAVILY_API_KEY = "TAVILY_API_KEY"
 TAVILY_BASE_URL = "TAVILY_BASE_URL"
+# the service's own variables: parsed by `serving.config`, named here so both read one spelling
+PARAMS = "YAKSA_PARAMS"
+API_KEYS = "YAKSA_API_KEYS"
+ADMIN_KEY = "YAKSA_ADMIN_KEY"
+ALLOW_PROFILE_CHOICE = "YAKSA_ALLOW_PROFILE_CHOICE"
+RATE_PER_SEC = "YAKSA_RATE_PER_SEC"
+RATE_BURST = "YAKSA_RATE_BURST"
+RATE_FILE = "YAKSA_RATE_FILE"
+ADMIN_PER_MIN = "YAKSA_ADMIN_PER_MIN"
+AUTH_FAILURES_PER_MIN = "YAKSA_AUTH_FAILURES_PER_MIN"
+MAX_BODY_BYTES = "YAKSA_MAX_BODY_BYTES"
+MAX_INFLIGHT_PER_KEY = "YAKSA_MAX_INFLIGHT_PER_KEY"
+REQUEST_DEADLINE_S = "YAKSA_REQUEST_DEADLINE_S"
+CRITIQUE_DEADLINE_S = "YAKSA_CRITIQUE_DEADLINE_S"
+FOLLOW_SECONDS = "YAKSA_FOLLOW_SECONDS"
+PROMETHEUS_MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 VARIABLES: tuple[Variable, ...] = (
     Variable(f"{LLM_PREFIX}BASE_URL, {LLM_PREFIX}API_KEY, {LLM_PREFIX}MODEL, {LLM_PREFIX}MODEL_<ROLE>, "
@@ -53,15 +69,15 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(SHARED_DATA, "the shared data folder (default ../shared/data)"),
     Variable(REUSE_CONTENT, "0: rebuild a bundle's derived tables at every swap (default 1: reuse by checksum)"),
     Variable(WORKER_THREADS, "threads a build worker's C engines may start (set by the process pool)"),
-    Variable("YAKSA_PARAMS", "params.yaml the service reads (default ./params.yaml)"),
-    Variable("YAKSA_API_KEYS, YAKSA_ADMIN_KEY, YAKSA_ALLOW_PROFILE_CHOICE",
-             "the service's client keys (key:user,...), the operator's key, ablation profiles for clients"),
-    Variable("YAKSA_RATE_PER_SEC, YAKSA_RATE_BURST, YAKSA_RATE_FILE, YAKSA_ADMIN_PER_MIN, "
-             "YAKSA_AUTH_FAILURES_PER_MIN", "rate limits and the file the workers share them through"),
-    Variable("YAKSA_MAX_BODY_BYTES, YAKSA_MAX_INFLIGHT_PER_KEY, YAKSA_REQUEST_DEADLINE_S, "
-             "YAKSA_CRITIQUE_DEADLINE_S, YAKSA_FOLLOW_SECONDS",
+    Variable(PARAMS, "params.yaml the service reads (default ./params.yaml)"),
+    Variable(", ".join((API_KEYS, ADMIN_KEY, ALLOW_PROFILE_CHOICE)),
+             "the service's client keys (key=user,...;...), the operator's key, ablation profiles for clients"),
+    Variable(", ".join((RATE_PER_SEC, RATE_BURST, RATE_FILE, ADMIN_PER_MIN, AUTH_FAILURES_PER_MIN)),
+             "rate limits and the file the workers share them through"),
+    Variable(", ".join((MAX_BODY_BYTES, MAX_INFLIGHT_PER_KEY, REQUEST_DEADLINE_S, CRITIQUE_DEADLINE_S,
+                        FOLLOW_SECONDS)),
              "request size, concurrency and deadlines; how often a worker checks CURRENT"),
-    Variable("PROMETHEUS_MULTIPROC_DIR", "where the workers' metrics meet (`yaksa serve` makes one)"),
+    Variable(PROMETHEUS_MULTIPROC_DIR, "where the workers' metrics meet (`yaksa serve` makes one)"),
 )
 
 

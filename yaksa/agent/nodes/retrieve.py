@@ -72,9 +72,15 @@ def cautions_only(hits: list[Any]) -> list[Any]:
     return [h for h in hits if h.metadata.get("section_key") in CAUTION_SECTIONS]
 
 
+def _searches_the_question(state: dict) -> bool:
+    """Whether this round searches the user's question itself (not a rewrite): then the turn analysis's
+    focus, worked out once this turn, is the query's."""
+    return bool(state["search_query"] == state["analysis"].question)
+
+
 def _focus_of(state: dict, deps: AgentDeps) -> Any:
     """The focus of this round's search query: the turn analysis's when it is the question itself."""
-    if state["search_query"] == state["analysis"].question:
+    if _searches_the_question(state):
         return state["analysis"].focus
     return deps.searcher.focus_of(state["search_query"])
 
@@ -91,8 +97,8 @@ def retrieve(deps: AgentDeps):
                         "focus": None, "doc_ids_by_iteration": [[]]}
             if deps.searcher.use_focus:
                 focus = replace(_focus_of(state, deps), population=post.population)
-        elif deps.searcher.use_focus and state["search_query"] == state["analysis"].question:
-            focus = state["analysis"].focus   # the question's own focus, worked out once this turn
+        elif deps.searcher.use_focus and _searches_the_question(state):
+            focus = state["analysis"].focus
         result = deps.searcher.search(state["search_query"], k=state.get("k") or deps.searcher.params.k,
                                       recall_terms=router.get("recall_terms", ()),
                                       avoid_terms=router.get("avoid_terms", ()), focus=focus)
