@@ -1,19 +1,19 @@
-"""Offline agent turn latency per ablation profile, side by side in one process.
+"""Offline agent turn latency per ablation variant, side by side in one process.
 
     python benchmarks/agent.py                # needs a published bundle and data/processed/concepts
     python benchmarks/agent.py --rounds 3
 
-Every profile of `agent.profiles` answers the same conversations (profile statements, drug
+Every variant of `agent.variants` answers the same conversations (profile statements, drug
 questions, a greeting, an out-of-scope question) with its memory and cache in a temporary folder,
 after one warm-up turn (first-load costs are excluded, as a running service has paid them). Reports
-p50/p95 turn latency per profile, the mean time per graph node for each profile, and each
-mechanism's cost as the p50 difference from the profile before it in the ablation order — unless the
-two profiles answered every turn identically (same answers and citations): offline some mechanisms
+p50/p95 turn latency per variant, the mean time per graph node for each variant, and each
+mechanism's cost as the p50 difference from the variant before it in the ablation order — unless the
+two variants answered every turn identically (same answers and citations): offline some mechanisms
 only act with an LLM, and a latency difference between identical runs is noise, not a cost, so the
 column says "identical". A second pass of the same questions by new users shows the response cache's
 effect.
 
-Then the same conversations and questions with everything on (the default profile), turn by turn
+Then the same conversations and questions with everything on (the default variant), turn by turn
 alternately through today's code and through the code of `--baseline-rev` (default: the revision
 before the cheaper turn), loaded from git into the same process (`benchmarks/baseline_code.py`):
 its DuckDB profile store, single-file response cache, DuckDB document fetch and un-memoised
@@ -149,7 +149,7 @@ def baseline_runner(loaded: LoadedBundle, settings: Settings, rev: str) -> Agent
     deps.cache = _OldCache(old["yaksa.memory.response_cache"].ResponseCache(
         settings.cache_path.with_name("before-responses.npz"), lambda text: searcher.query_vector(collection, text),
         lambda text: cache_entities(deps, text), threshold=params.cache_threshold, max_size=params.cache_max_size,
-        style_variation=any(f.cache_style_variation for f in params.profiles.values())))
+        style_variation=any(f.cache_style_variation for f in params.variants.values())))
     deps.cache.set_bundle_version(loaded.version)
     return runner
 
@@ -189,9 +189,9 @@ def compare(loaded: LoadedBundle, settings: Settings, rev: str, rounds: int, tmp
                 for node, ms in t.items():
                     if node != "total":
                         nodes[name][node].append(ms)
-    profile = settings.agent.profile
+    variant = settings.agent.variant
     same = "identical answers and citations" if answers["before"] == answers["now"] else "ANSWERS DIFFER"
-    print(f"\nbundle {loaded.version}, profile {profile}, before = {rev}, now = this checkout; {rounds} rounds alternating turn by turn; "
+    print(f"\nbundle {loaded.version}, variant {variant}, before = {rev}, now = this checkout; {rounds} rounds alternating turn by turn; "
           f"{same}\n")
     print("| ms | before p50 | before p95 | now p50 | now p95 | before / now (p50) |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -215,18 +215,18 @@ def compare(loaded: LoadedBundle, settings: Settings, rev: str, rounds: int, tmp
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--params", default=str(ROOT / "params.yaml"))
-    ap.add_argument("--rounds", type=int, default=2, help="conversations per profile")
+    ap.add_argument("--rounds", type=int, default=2, help="conversations per variant")
     ap.add_argument("--baseline-rev", default=BASELINE_REV, help="git revision of the 'before' code")
-    ap.add_argument("--compare-only", action="store_true", help="skip the per-profile ablation table")
+    ap.add_argument("--compare-only", action="store_true", help="skip the per-variant ablation table")
     args = ap.parse_args()
     settings = load_settings(args.params)
     loaded = load_published(settings.paths.indexes)
-    profiles = [] if args.compare_only else list(settings.agent.profiles)
+    variants = [] if args.compare_only else list(settings.agent.variants)
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         compare(loaded, settings, args.baseline_rev, args.rounds, tmp)
-        for name in profiles:
-            agent = replace(settings.agent, profile=name, memory_path=f"{tmp}/{name}.sqlite",
+        for name in variants:
+            agent = replace(settings.agent, variant=name, memory_path=f"{tmp}/{name}.sqlite",
                             cache_path=f"{tmp}/{name}.npz")
             runner = build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)  # ablations
             runner.run("두통약 알려줘", "warm-up")
@@ -249,13 +249,13 @@ def main() -> None:
                     (hit if res.trace["cache_hit"] else miss).append(res.trace["timings_ms"]["total"])
             rows[name] = {"miss": miss, "hit": hit, "answers": seen, "nodes": {n: statistics.mean(v) for n, v in nodes.items()}}
     loaded.close()
-    if not profiles:
+    if not variants:
         return
-    print(f"\nbundle {loaded.version}; offline (no LLM endpoint); {args.rounds} rounds per profile\n")
-    print("| profile | turns | p50 ms | p95 ms | cache hits | hit p50 ms | p50 vs previous profile |")
+    print(f"\nbundle {loaded.version}; offline (no LLM endpoint); {args.rounds} rounds per variant\n")
+    print("| variant | turns | p50 ms | p95 ms | cache hits | hit p50 ms | p50 vs previous variant |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     prev = prev_name = None
-    for name in profiles:
+    for name in variants:
         row = rows[name]
         p50, p95 = pct(row["miss"])
         hit50 = f"{pct(row['hit'])[0]:.1f}" if row["hit"] else "-"
@@ -270,10 +270,10 @@ def main() -> None:
         prev, prev_name = p50, name
     all_nodes = sorted({n for r in rows.values() for n in r["nodes"]})
     print("\nmean ms per node (single questions)\n")
-    print("| node | " + " | ".join(profiles) + " |")
-    print("|---|" + "---:|" * len(profiles))
+    print("| node | " + " | ".join(variants) + " |")
+    print("|---|" + "---:|" * len(variants))
     for node in all_nodes:
-        cells = [f"{rows[p]['nodes'][node]:.1f}" if node in rows[p]["nodes"] else "-" for p in profiles]
+        cells = [f"{rows[p]['nodes'][node]:.1f}" if node in rows[p]["nodes"] else "-" for p in variants]
         print(f"| {node} | " + " | ".join(cells) + " |")
 
 

@@ -64,18 +64,28 @@ def record(params: Path, per_category: int, out: Path) -> None:
     loaded.close()
 
 
+def _renames_known_to(config_source: str) -> dict[str, str]:
+    """The `RENAMED_KEYS` of a revision's yaksa/config.py (empty before there was one)."""
+    import ast
+
+    found = re.search(r"^RENAMED_KEYS = (\{.*?\})", config_source, re.MULTILINE | re.DOTALL)
+    return ast.literal_eval(found.group(1)) if found else {}
+
+
 def _params_for(rev: str, params: Path, scratch: Path) -> Path:
-    """`params` as `rev` reads it: under the old key names when `rev` predates the renames."""
+    """`params` as `rev` reads it: under the old key names of the renames `rev` does not know."""
     from yaksa.config import RENAMED_KEYS
 
     config_then = subprocess.run(["git", "show", f"{rev}:yaksa/config.py"], cwd=ROOT, capture_output=True,
                                  text=True, check=True).stdout
-    if "RENAMED_KEYS" in config_then:
+    known = _renames_known_to(config_then)
+    undo = {old: new for old, new in RENAMED_KEYS.items() if old not in known}
+    if not undo:
         return params
     text = params.read_text(encoding="utf-8")
-    for old, new in RENAMED_KEYS.items():
+    for old, new in undo.items():
         text = re.sub(rf"\b{new}:", f"{old}:", text) if new != "scope" else re.sub(
-            r"(\{[^}]*?)\bscope:", rf"\g<1>{old}:", text)   # only the profile flag, not the `scope:` section
+            r"(\{[^}]*?)\bscope:", rf"\g<1>{old}:", text)   # only the variant flag, not the `scope:` section
     out = ROOT / f".same-answers-{scratch.name}.yaml"   # beside params.yaml: its paths resolve the same
     out.write_text(text, encoding="utf-8")
     return out

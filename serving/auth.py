@@ -1,5 +1,5 @@
 """Guards for /v1/*: who is calling (bearer key or local open mode), rate limits, user binding,
-and who may choose an agent profile.
+and who may choose an ablation variant of the agent.
 
 The rules (and the open-mode default) are documented in `serving.config`. A guard stores the
 caller's KeyGrant on `connection.state.grant`; handlers that take a user id call `require_user` so a
@@ -7,7 +7,7 @@ key can only act for the users it is bound to. Keys are compared, never logged: 
 
 The admin key is not a user key: it opens /v1/admin/* and, on handlers that opt in with
 `opt={ADMIN_MAY_CALL: True}` (only `POST /v1/chat`), it may run a turn for any user id, which is
-what an operator comparing agent profiles needs (`authorize_profile`); such a turn reads and writes
+what an operator comparing agent variants needs (`authorize_variant`); such a turn reads and writes
 no profile, history or cache entry (`is_admin_grant`), and the admin key reads and erases nothing
 through /v1/profile: it is for administration, not a skeleton key to people's health records.
 
@@ -156,20 +156,20 @@ def require_user(connection: ASGIConnection, user_id: str) -> None:
         raise PermissionDeniedException(detail=f"this API key may not act for user {user_id!r}")
 
 
-def authorize_profile(connection: ASGIConnection, agent: AgentParams, profile: str | None) -> str | None:
-    """`profile` when the caller may run it: 400 for an unknown name, 403 for a caller who may not.
+def authorize_variant(connection: ASGIConnection, agent: AgentParams, variant: str | None) -> str | None:
+    """`variant` when the caller may run it: 400 for an unknown name, 403 for a caller who may not.
 
-    The configured profile (or none) is everyone's; another one needs the admin key, or a server
-    started with YAKSA_ALLOW_PROFILE_CHOICE=1. Why: a profile switches mechanisms of the agent on
+    The configured variant (or none) is everyone's; another one needs the admin key, or a server
+    started with YAKSA_ALLOW_VARIANT_CHOICE=1. Why: a variant switches mechanisms of the agent on
     and off, so it is an operator's choice, never a client's.
     """
-    if profile is None or profile == agent.profile:
-        return profile
-    if profile not in agent.profiles:
-        raise ValidationException(detail=f"unknown profile {profile!r}; choose one of {sorted(agent.profiles)}")
-    if not (_config(connection).allow_profile_choice or has_admin_key(connection)):
+    if variant is None or variant == agent.variant:
+        return variant
+    if variant not in agent.variants:
+        raise ValidationException(detail=f"unknown variant {variant!r}; choose one of {sorted(agent.variants)}")
+    if not (_config(connection).allow_variant_choice or has_admin_key(connection)):
         raise PermissionDeniedException(
-            detail=f"profile {profile!r} may be chosen only with the admin key (or on a server started with "
-                   f"YAKSA_ALLOW_PROFILE_CHOICE=1); omit 'profile' to use the configured {agent.profile!r}"
+            detail=f"variant {variant!r} may be chosen only with the admin key (or on a server started with "
+                   f"YAKSA_ALLOW_VARIANT_CHOICE=1); omit 'variant' to use the configured {agent.variant!r}"
         )
-    return profile
+    return variant

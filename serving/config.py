@@ -23,8 +23,9 @@
     YAKSA_REQUEST_DEADLINE_S, YAKSA_CRITIQUE_DEADLINE_S   seconds a chat turn (default 30) or a critique
                      (default 60) may run; checked between its steps, then an `error` event (504);
                      0 = no deadline.
-    YAKSA_ALLOW_PROFILE_CHOICE=1   let any caller choose an agent profile other than the configured one
-                     (`agent.profile`); without it only a request with the admin key may (else 403).
+    YAKSA_ALLOW_VARIANT_CHOICE=1   let any caller choose an ablation variant of the agent other than the
+                     configured one (`agent.variant`); without it only a request with the admin key may
+                     (else 403). YAKSA_ALLOW_PROFILE_CHOICE, its old name, is still read.
     YAKSA_PARAMS     params.yaml of the project (default ./params.yaml; `yaksa serve --params` sets it).
     PROMETHEUS_MULTIPROC_DIR   where the workers of one server write their metrics, so GET /metrics on
                      any of them reports all (`serving.metrics`); `yaksa serve` sets a fresh one per run.
@@ -45,8 +46,8 @@ configure keys there. Open mode also refuses, on every route, a `Host` that is n
 (DNS rebinding), an `Origin` that is not the page's own loopback origin (CSRF), and a POST body that
 is not `application/json` (see `serving.origin`).
 
-Why profiles are not a client's choice: an ablation profile decides which mechanisms of the agent
-run; a profile is an operator's tool (evaluation, comparisons), not a user preference.
+Why variants are not a client's choice: an ablation variant decides which mechanisms of the agent
+run; a variant is an operator's tool (evaluation, comparisons), not a user preference.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class ServingConfig:
     database_url: str | None = field(default=None, repr=False)  # YAKSA_DATABASE_URL (may hold a password)
     follow_seconds: float = 0.5
     max_body_bytes: int = 65536
-    allow_profile_choice: bool = False
+    allow_variant_choice: bool = False
     max_inflight_per_key: int = 4         # chat/critique/search running per key (0 = no limit)
     request_deadline_s: float = 30.0      # a chat turn (0 = none)
     critique_deadline_s: float = 60.0     # a critique (0 = none)
@@ -180,7 +181,8 @@ def load_serving_config(env: Mapping[str, str] | None = None) -> ServingConfig:
         database_url=database_url(env),
         follow_seconds=_number(env, environment.FOLLOW_SECONDS, 0.5, 0.0),
         max_body_bytes=int(_number(env, environment.MAX_BODY_BYTES, 65536, 1024)),
-        allow_profile_choice=_flag(env, environment.ALLOW_PROFILE_CHOICE),
+        allow_variant_choice=(_flag(env, environment.ALLOW_VARIANT_CHOICE)
+                              or _flag(env, environment.ALLOW_PROFILE_CHOICE)),
         max_inflight_per_key=int(_number(env, environment.MAX_INFLIGHT_PER_KEY, 4, 0)),
         request_deadline_s=_number(env, environment.REQUEST_DEADLINE_S, 30.0, 0.0),
         critique_deadline_s=_number(env, environment.CRITIQUE_DEADLINE_S, 60.0, 0.0),

@@ -18,7 +18,7 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, ServerSentEvent, ServerSentEventMessage
 
 from serving import metrics as service_metrics
-from serving.auth import ADMIN_MAY_CALL, authorize_profile, is_admin_grant, metrics_guard, require_user
+from serving.auth import ADMIN_MAY_CALL, authorize_variant, is_admin_grant, metrics_guard, require_user
 from serving.concurrency import CRITIQUE, SEARCH, admit
 from serving.critique import ERROR, RESULT, CritiqueRequest, read_case, start_critique
 from serving.follower import CurrentFollower
@@ -29,7 +29,7 @@ from serving.validation import (
     MAX_QUERY_CHARS,
     MAX_QUESTION_CHARS,
     check_k,
-    check_profile_name,
+    check_variant_name,
     check_user_id,
     clean_text,
 )
@@ -42,7 +42,8 @@ CRITIQUE_ONLY_COLLECTION = "cases"
 class ChatRequest:
     question: str
     user_id: str
-    profile: str | None = None  # None = the configured `agent.profile`; another one needs the admin key
+    variant: str | None = None  # None = the configured `agent.variant`; another one needs the admin key
+    profile: str | None = None  # the old name of `variant`, still read (one of the two, or both equal)
     stream: bool = True         # SSE events; False = one JSON body when the turn ends
     web: bool = True            # web references for the agent's redacted query (shown apart, never used to answer)
 
@@ -146,12 +147,14 @@ async def _collect(events: AsyncIterator[Event], headers: dict[str, str]) -> Res
 @post("/chat", status_code=200, opt={ADMIN_MAY_CALL: True})
 async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> Response:
     """One agent turn: SSE events (status, token, answer, citations, verification, web_refs, done |
-    error), or one JSON object with `stream=false`. A `profile` other than the configured one needs
-    the admin key (which may act for any user id) or YAKSA_ALLOW_PROFILE_CHOICE=1: 403 otherwise."""
+    error), or one JSON object with `stream=false`. A `variant` (ablation variant; `profile` is its old
+    name) other than the configured one needs the admin key (which may act for any user id) or
+    YAKSA_ALLOW_VARIANT_CHOICE=1: 403 otherwise."""
     turn = TurnRequest(
         question=clean_text("question", data.question, MAX_QUESTION_CHARS),
         user_id=check_user_id(data.user_id),
-        profile=authorize_profile(request, _holder(state).settings.agent, check_profile_name(data.profile)),
+        variant=authorize_variant(request, _holder(state).settings.agent,
+                                  check_variant_name(data.variant, data.profile)),
         web=data.web,
         remember=not is_admin_grant(request),
     )

@@ -57,7 +57,7 @@ Event = tuple[str, dict[str, Any]]
 class TurnRequest:
     question: str
     user_id: str
-    profile: str | None
+    variant: str | None
     web: bool
     remember: bool = True  # False for the admin key: the turn reads and writes no profile (serving.auth)
 
@@ -133,7 +133,7 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest,
                                         if native and admission is not None else {})
             if not request.remember:  # a runner that cannot forget the user may not run this turn
                 controls["remember"] = False
-            return runtime.runner.run(request.question, request.user_id, profile=request.profile, on_event=sink,
+            return runtime.runner.run(request.question, request.user_id, variant=request.variant, on_event=sink,
                                       **controls)
         finally:
             holder.release(runtime)

@@ -21,11 +21,11 @@ from yaksa.memory.profile_store import validate_user_id
 from yaksa.text.user_input import UserTextError, normalize_user_text
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_path_params",
-           "check_profile_name", "check_user_id", "clean_text"]
+           "check_variant_name", "check_user_id", "clean_text"]
 
 MAX_QUERY_CHARS = 500
 MAX_K = 50
-PROFILE_NAME = re.compile(r"[a-z0-9_]{1,64}")
+VARIANT_NAME = re.compile(r"[a-z0-9_]{1,64}")
 PATH_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffd]")
 
 
@@ -49,10 +49,16 @@ def check_user_id(user_id: str) -> str:
         raise ValidationException(detail=str(exc)) from None
 
 
-def check_profile_name(profile: str | None) -> str | None:
-    if profile is not None and not PROFILE_NAME.fullmatch(profile):
-        raise ValidationException(detail="profile must be 1-64 characters of a-z, 0-9 and '_'")
-    return profile
+def check_variant_name(variant: str | None, old_name: str | None = None) -> str | None:
+    """The ablation variant a request names, by `variant` or by its old name `profile` (`old_name`):
+    400 when the two differ or a name is not 1-64 characters of a-z, 0-9 and '_'."""
+    if variant is not None and old_name is not None and variant != old_name:
+        raise ValidationException(detail=f"variant {variant!r} and profile {old_name!r} differ: "
+                                         "send one ('profile' is the old name of 'variant')")
+    chosen = variant if variant is not None else old_name
+    if chosen is not None and not VARIANT_NAME.fullmatch(chosen):
+        raise ValidationException(detail="variant must be 1-64 characters of a-z, 0-9 and '_'")
+    return chosen
 
 
 def check_k(k: int | None) -> int | None:

@@ -12,12 +12,12 @@ from yaksa.retrieval.loader import load_published
 
 
 @task(name="dialogue-study")
-def dialogue_study(settings: Settings, personas: int = 80, profiles: list[str] | None = None,
+def dialogue_study(settings: Settings, personas: int = 80, variants: list[str] | None = None,
                    trials: int | None = None) -> dict[str, Any]:
     logger = get_run_logger()
     loaded = load_published(settings.paths.indexes)
     try:
-        return run_full_study(loaded, settings, personas_limit=personas, profiles=profiles, trials=trials,
+        return run_full_study(loaded, settings, personas_limit=personas, variants=variants, trials=trials,
                               progress=logger.info)
     finally:
         loaded.close()

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from yaksa_cli import app
@@ -92,6 +93,7 @@ def test_ask_prints_one_json_object_per_question(tiny_copy: Path, monkeypatch) -
     assert (tiny_copy / "data" / "memory" / "profiles.sqlite").exists()
 
 
-def test_ask_with_an_unknown_profile_is_a_clear_error(tiny_project: Path) -> None:
-    result = runner.invoke(app, ["ask", "두통", "--profile", "nope", "-p", str(tiny_project / "params.yaml")])
-    assert result.exit_code == 1 and "unknown profile" in result.output
+@pytest.mark.parametrize("option", ["--variant", "--profile"])   # --profile: the old name
+def test_ask_with_an_unknown_variant_is_a_clear_error(tiny_project: Path, option: str) -> None:
+    result = runner.invoke(app, ["ask", "두통", option, "nope", "-p", str(tiny_project / "params.yaml")])
+    assert result.exit_code == 1 and "unknown variant" in result.output

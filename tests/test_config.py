@@ -87,7 +87,7 @@ def test_dataclass_defaults_agree_with_params_yaml() -> None:
                         (CritiqueParams, committed.critique)):
         defaults = cls()
         for f in dataclasses.fields(cls):
-            if f.name in ("per_collection", "profiles"):
+            if f.name in ("per_collection", "variants"):
                 continue
             assert getattr(defaults, f.name) == getattr(loaded, f.name), f"{cls.__name__}.{f.name}"
 
@@ -135,8 +135,14 @@ def test_build_flags_override_params_and_refuse_what_would_change_nothing() -> N
 
 def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:
     params = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text(encoding="utf-8"))
-    params["agent"]["profiles"]["baseline"]["oos_guard"] = params["agent"]["profiles"]["baseline"].pop("scope")
+    params["agent"]["variants"]["baseline"]["oos_guard"] = params["agent"]["variants"]["baseline"].pop("scope")
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(params, allow_unicode=True), encoding="utf-8")
     with pytest.raises(ConfigError, match="oos_guard is now called scope"):
+        load_settings(path)
+    # the ablation variants were called profiles, which is also what a patient's memory is called
+    params["agent"]["variants"]["baseline"]["scope"] = params["agent"]["variants"]["baseline"].pop("oos_guard")
+    params["agent"]["profile"] = params["agent"].pop("variant")
+    path.write_text(yaml.safe_dump(params, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ConfigError, match="profile is now called variant"):
         load_settings(path)

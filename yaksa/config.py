@@ -313,7 +313,7 @@ JUDGES = ("heuristic", "llm")
 
 @dataclass(frozen=True)
 class AgentFlags:
-    """One ablation profile: which mechanisms of the pharmacist agent run (see README: Agent)."""
+    """One ablation variant: which mechanisms of the pharmacist agent run (see README: Agent)."""
 
     mode: str = "rag"               # rag | llm (the baseline: no extraction, memory or retrieval)
     active_retrieval: bool = True   # greetings skip search; k = 3/8/15 by complexity (else k = retrieval.k)
@@ -338,8 +338,8 @@ class AgentFlags:
 
 @dataclass(frozen=True)
 class AgentParams:
-    profile: str = "full_context_engineering"   # the profile a turn runs with unless it names another
-    profiles: dict[str, AgentFlags] = field(default_factory=lambda: {"full_context_engineering": AgentFlags()})
+    variant: str = "full_context_engineering"   # the ablation variant a turn runs with unless it names another
+    variants: dict[str, AgentFlags] = field(default_factory=lambda: {"full_context_engineering": AgentFlags()})
     quality_threshold: float = 0.5   # judge score that ends refinement
     max_iterations: int = 2          # retrieve -> answer -> judge rounds per turn
     max_corrections: int = 3         # correction rounds after a verify FAIL
@@ -354,27 +354,27 @@ class AgentParams:
     cache_path: str = "data/cache/responses.npz"
 
     def __post_init__(self) -> None:
-        profiles = {}
-        for name, flags in self.profiles.items():
+        variants = {}
+        for name, flags in self.variants.items():
             if isinstance(flags, dict):
-                _renamed(flags, f"agent.profiles.{name}")
+                _renamed(flags, f"agent.variants.{name}")
             try:
-                profiles[name] = flags if isinstance(flags, AgentFlags) else AgentFlags(**(flags or {}))
+                variants[name] = flags if isinstance(flags, AgentFlags) else AgentFlags(**(flags or {}))
             except TypeError as exc:
-                raise ValueError(f"agent.profiles.{name}: {exc}") from exc
-        object.__setattr__(self, "profiles", profiles)
-        if self.profile not in profiles:
-            raise ValueError(f"agent.profile {self.profile!r} is not one of the profiles {sorted(profiles)}")
+                raise ValueError(f"agent.variants.{name}: {exc}") from exc
+        object.__setattr__(self, "variants", variants)
+        if self.variant not in variants:
+            raise ValueError(f"agent.variant {self.variant!r} is not one of the variants {sorted(variants)}")
         if not 0 <= self.quality_threshold <= 1 or not 0 < self.duplicate_jaccard <= 1:
             raise ValueError("agent.quality_threshold must be in [0, 1] and duplicate_jaccard in (0, 1]")
         if self.max_iterations < 1 or self.max_corrections < 0 or self.context_tokens < 512:
             raise ValueError("agent.max_iterations >= 1, max_corrections >= 0, context_tokens >= 512")
 
-    def flags(self, profile: str | None = None) -> AgentFlags:
-        name = profile or self.profile
-        if name not in self.profiles:
-            raise ValueError(f"unknown profile {name!r}; choose one of {sorted(self.profiles)}")
-        return self.profiles[name]
+    def flags(self, variant: str | None = None) -> AgentFlags:
+        name = variant or self.variant
+        if name not in self.variants:
+            raise ValueError(f"unknown variant {name!r}; choose one of {sorted(self.variants)}")
+        return self.variants[name]
 
 
 @dataclass(frozen=True)
@@ -408,7 +408,9 @@ class Settings:
 
 
 # settings renamed by issue 26: an old params file gets the new name, not "unexpected keyword argument"
-RENAMED_KEYS = {"oos_guard": "scope", "side_effect_prior": "intent_prior"}
+# ("profile" was the ablation variant's old name: a patient's remembered profile is the other meaning)
+RENAMED_KEYS = {"oos_guard": "scope", "side_effect_prior": "intent_prior", "profile": "variant",
+                "profiles": "variants"}
 
 
 def _renamed(raw: dict[str, Any], where: str) -> None:

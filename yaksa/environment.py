@@ -39,7 +39,8 @@ TAVILY_BASE_URL = "TAVILY_BASE_URL"
 PARAMS = "YAKSA_PARAMS"
 API_KEYS = "YAKSA_API_KEYS"
 ADMIN_KEY = "YAKSA_ADMIN_KEY"
-ALLOW_PROFILE_CHOICE = "YAKSA_ALLOW_PROFILE_CHOICE"
+ALLOW_VARIANT_CHOICE = "YAKSA_ALLOW_VARIANT_CHOICE"
+ALLOW_PROFILE_CHOICE = "YAKSA_ALLOW_PROFILE_CHOICE"   # its old name, still read
 RATE_PER_SEC = "YAKSA_RATE_PER_SEC"
 RATE_BURST = "YAKSA_RATE_BURST"
 RATE_FILE = "YAKSA_RATE_FILE"
@@ -70,8 +71,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(REUSE_CONTENT, "0: rebuild a bundle's derived tables at every swap (default 1: reuse by checksum)"),
     Variable(WORKER_THREADS, "threads a build worker's C engines may start (set by the process pool)"),
     Variable(PARAMS, "params.yaml the service reads (default ./params.yaml)"),
-    Variable(", ".join((API_KEYS, ADMIN_KEY, ALLOW_PROFILE_CHOICE)),
-             "the service's client keys (key=user,...;...), the operator's key, ablation profiles for clients"),
+    Variable(", ".join((API_KEYS, ADMIN_KEY, ALLOW_VARIANT_CHOICE)),
+             "the service's client keys (key=user,...;...), the operator's key, ablation variants for clients "
+             f"({ALLOW_PROFILE_CHOICE}: the old name, still read)"),
     Variable(", ".join((RATE_PER_SEC, RATE_BURST, RATE_FILE, ADMIN_PER_MIN, AUTH_FAILURES_PER_MIN)),
              "rate limits and the file the workers share them through"),
     Variable(", ".join((MAX_BODY_BYTES, MAX_INFLIGHT_PER_KEY, REQUEST_DEADLINE_S, CRITIQUE_DEADLINE_S,

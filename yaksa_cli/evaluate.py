@@ -139,20 +139,21 @@ def eval_critique(
 @eval_app.command("dialogues")
 def eval_dialogues(
     personas: Annotated[int, typer.Option(min=1, help="Synthea personas (5 turns each)")] = 80,
-    profiles: Annotated[str, typer.Option(help="comma-separated ablation profiles (default: all)")] = "",
+    variants: Annotated[str, typer.Option(
+        "--variants", "--profiles", help="comma-separated ablation variants (default: all; --profiles is the old name)")] = "",
     trials: Annotated[int | None, typer.Option(
-        min=1, help="runs per profile (default: 1 offline, where the agent is deterministic; 3 with an LLM)")] = None,
+        min=1, help="runs per variant (default: 1 offline, where the agent is deterministic; 3 with an LLM)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object on the last line")] = False,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
-    """Simulated 5-turn patient dialogues under every ablation profile, paired per persona (README: Agent)."""
+    """Simulated 5-turn patient dialogues under every ablation variant, paired per persona (docs/agent.md)."""
     from yaksa.evaluation.dialogues.run import run_full_study
 
     s = load_params(params)
-    chosen = [p.strip() for p in profiles.split(",") if p.strip()] or None
+    chosen = [p.strip() for p in variants.split(",") if p.strip()] or None
     try:
         with published_bundle(s) as loaded:
-            result = run_full_study(loaded, s, personas_limit=personas, profiles=chosen, trials=trials,
+            result = run_full_study(loaded, s, personas_limit=personas, variants=chosen, trials=trials,
                                     progress=typer.echo)
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one clear line, exit code 1
         fail(exc)
@@ -161,7 +162,7 @@ def eval_dialogues(
         return
     typer.echo(f"{result['personas']} personas, {result['turns']} turns, {result['trials']} trial(s) in "
                f"{result['runtime_s']} s; report: {result['report']}")
-    for name, means in result["profiles"].items():
+    for name, means in result["variants"].items():
         typer.echo(f"  {name:28s} " + "  ".join(f"{k}={v}" for k, v in means.items() if k != "tokens"))
     for group in result["identical"]:
         typer.echo(f"  identical: {', '.join(group)}")

@@ -65,7 +65,8 @@ def _read_queries(path: Path) -> list[str]:
 def ask(
     question: Annotated[list[str], typer.Argument(help="one or more questions, asked in order as one conversation")],
     user: Annotated[str, typer.Option("--user", "-u", help="whose profile memory to use")] = "cli-user",
-    profile: Annotated[str | None, typer.Option("--profile", help="ablation profile (default: agent.profile)")] = None,
+    variant: Annotated[str | None, typer.Option(
+        "--variant", "--profile", help="ablation variant (default: agent.variant; --profile is its old name)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per question")] = False,
     params: ParamsOpt = Path("params.yaml"),
 ) -> None:
@@ -74,12 +75,12 @@ def ask(
 
     s = load_params(params)
     try:
-        if profile is not None:
-            s.agent.flags(profile)  # an unknown profile is an error before anything loads
+        if variant is not None:
+            s.agent.flags(variant)  # an unknown variant is an error before anything loads
         with published_bundle(s) as loaded:
             runner = build_runner(loaded, s)
             for q in question:
-                result = runner.run(q, user, profile)
+                result = runner.run(q, user, variant)
                 if as_json:
                     out = {"answer": result.answer, "citations": [c.doc_id for c in result.citations],
                            "blocked": result.blocked, "bundle_version": result.bundle_version, "trace": result.trace}
@@ -89,7 +90,7 @@ def ask(
                 typer.echo(f"Q: {q}\n\n{result.answer}\n")
                 for c in result.citations:
                     typer.echo(f"  [문서 {c.n}] {c.title} — {c.section} ({c.doc_id})")
-                typer.echo(f"\ntrace: profile={t['profile']} intent={t['intent']} k={t['k']} blocked={result.blocked} "
+                typer.echo(f"\ntrace: variant={t['variant']} intent={t['intent']} k={t['k']} blocked={result.blocked} "
                            f"iterations={t['iterations']} scores={t['scores']} stop={t['stop_reason']} "
                            f"cache_hit={t['cache_hit']} llm_calls={t['llm_calls']['totals']}\n"
                            f"nodes: {' → '.join(t['nodes'])}\n"

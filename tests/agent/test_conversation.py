@@ -63,7 +63,7 @@ def test_profile_of_another_user_is_separate(make_runner) -> None:
 
 
 def test_baseline_profile_skips_extraction_memory_and_retrieval(make_runner) -> None:
-    result = make_runner(enforce_safety=False).run("두통이 있는데 뭐 먹어도 돼요?", "u", profile="baseline")
+    result = make_runner(enforce_safety=False).run("두통이 있는데 뭐 먹어도 돼요?", "u", variant="baseline")
     assert "retrieve" not in result.trace["nodes"] and "extract_slots" not in result.trace["nodes"]
     assert not result.citations and "전문가와 꼭 상담하세요" in result.answer
 
@@ -87,8 +87,8 @@ def test_unknown_profile_and_bad_input_are_clear_errors(make_runner) -> None:
     import pytest
 
     runner = make_runner()
-    with pytest.raises(ValueError, match="unknown profile"):
-        runner.run("두통", "u", profile="nope")
+    with pytest.raises(ValueError, match="unknown variant"):
+        runner.run("두통", "u", variant="nope")
     with pytest.raises(ValueError, match="must not be empty"):
         runner.run("   ", "u")
     with pytest.raises(ValueError):
@@ -96,7 +96,7 @@ def test_unknown_profile_and_bad_input_are_clear_errors(make_runner) -> None:
 
 
 def test_memory_mode_none_forgets_between_turns(loaded, settings, offline) -> None:
-    agent = replace(settings.agent, profile="self_refine_full_safety")
+    agent = replace(settings.agent, variant="self_refine_full_safety")
     runner = build_runner(loaded, replace(settings, agent=agent))
     runner.run("65세 남성이고 당뇨가 있어요", "u")
     assert runner.run("두통에 먹는 약", "u").profile_summary == ""

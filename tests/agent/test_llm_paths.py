@@ -23,8 +23,8 @@ def judged(score: float, missing: list[str] | None = None) -> Reply:
 
 def runner_for(loaded, settings, max_iterations: int = 2, **flags):
     base = {"active_retrieval": False, "medcat_enabled": False, "memory_mode": "none", "cache": False}
-    agent = replace(settings.agent, profile="test", max_iterations=max_iterations,
-                    profiles={**settings.agent.profiles, "test": AgentFlags(**{**base, **flags})})
+    agent = replace(settings.agent, variant="test", max_iterations=max_iterations,
+                    variants={**settings.agent.variants, "test": AgentFlags(**{**base, **flags})})
     return build_runner(loaded, replace(settings, agent=agent))
 
 

@@ -1,5 +1,5 @@
 """Issue 23 at the agent level: a message that needs care now gets the urgent advice first, is never
-refused as off-topic, and keeps it on a cache hit and under every profile; a message without a red flag
+refused as off-topic, and keeps it on a cache hit and under every variant; a message without a red flag
 gets none; the crisis stage still comes first and an off-topic message is still refused."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_the_advice_comes_first_on_a_cache_hit_too(make_runner) -> None:
 def test_under_a_profile_without_the_guard_the_advice_still_comes_first(make_runner) -> None:
     runner = make_runner(enforce_safety=False)
     assert not runner.deps.params.flags("baseline").scope
-    result = runner.run(INFANT, "u", profile="baseline")
+    result = runner.run(INFANT, "u", variant="baseline")
     assert result.trace["red_flag"]["rule"] == "fever_under_3_months"
     assert result.answer.startswith(red_flag_reply(red_flag(INFANT), INFANT))
 

@@ -1,5 +1,5 @@
-"""The dialogue study end to end on the tiny bundle: three profiles answer the same two hand-made
-dialogues and the full profile answers their questions cold; rows, identical-profile detection, paired
+"""The dialogue study end to end on the tiny bundle: three variants answer the same two hand-made
+dialogues and the full variant answers their questions cold; rows, identical-variant detection, paired
 comparisons (ablations and cold vs dialogue) and the report."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from yaksa.config import load_settings
-from yaksa.evaluation.dialogues.analysis import compare_cold, compare_profiles, identical_profiles, summary
+from yaksa.evaluation.dialogues.analysis import compare_cold, compare_variants, identical_variants, summary
 from yaksa.evaluation.dialogues.report import write_report
 from yaksa.evaluation.dialogues.study import REFERENCE, StudyResult, TurnRow, persona_cautions, run_study
 from yaksa.retrieval.loader import load_published
@@ -63,11 +63,11 @@ def study(tiny_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Study
 
 def test_every_profile_answers_every_turn_with_its_metrics(study: StudyResult) -> None:
     assert len(study.rows) == 3 * 2 * 5
-    full = [r for r in study.rows if r.profile == REFERENCE]
+    full = [r for r in study.rows if r.variant == REFERENCE]
     assert all("latency_ms" in r.metrics for r in full)
     turn1 = next(r for r in full if r.pid == "p1" and r.turn == 1)
     assert turn1.metrics["profile_recall"] == 1.0                     # the age was stored
-    baseline = next(r for r in study.rows if r.profile == "baseline" and r.pid == "p1" and r.turn == 1)
+    baseline = next(r for r in study.rows if r.variant == "baseline" and r.pid == "p1" and r.turn == 1)
     assert baseline.metrics["profile_recall"] == 0.0                  # memory_mode none remembers nothing
     caution = next(r for r in full if r.pid == "p1" and r.turn == 4)
     assert caution.metrics["product_hit"] == 1.0, caution
@@ -77,7 +77,7 @@ def test_every_profile_answers_every_turn_with_its_metrics(study: StudyResult) -
 def test_the_question_turns_are_asked_cold_by_fresh_users(study: StudyResult) -> None:
     assert [(r.pid, r.turn, r.kind) for r in study.cold] == [
         (p, t, k) for p in ("p1", "p2") for t, k in ((2, "symptom_question"), (4, "caution_question"), (5, "follow_up"))]
-    assert all(r.profile == REFERENCE and "profile_recall" not in r.metrics for r in study.cold)
+    assert all(r.variant == REFERENCE and "profile_recall" not in r.metrics for r in study.cold)
     cold_caution = next(r for r in study.cold if r.pid == "p1" and r.turn == 4)
     assert cold_caution.metrics["product_hit"] == 1.0 and cold_caution.answered   # the name alone finds it
     # cold, "그 약" refers to nothing: the follow-up cannot be answered from the product of turn 4
@@ -85,30 +85,30 @@ def test_the_question_turns_are_asked_cold_by_fresh_users(study: StudyResult) ->
 
 
 def test_comparisons_report_and_summary(study: StudyResult, tiny_project: Path, tmp_path: Path) -> None:
-    flags = load_settings(tiny_project / "params.yaml").agent.profiles
-    comparisons = compare_profiles(study, resamples=500)
-    assert {c.profile for c in comparisons} == {"baseline", "self_refine_heuristic"}
-    recall = next(c for c in comparisons if c.profile == "baseline" and c.metric == "profile_recall")
+    flags = load_settings(tiny_project / "params.yaml").agent.variants
+    comparisons = compare_variants(study, resamples=500)
+    assert {c.name for c in comparisons} == {"baseline", "self_refine_heuristic"}
+    recall = next(c for c in comparisons if c.name == "baseline" and c.metric == "profile_recall")
     assert recall.delta < 0 and recall.n == 2
     assert all(0 <= c.p_holm <= 1 for c in comparisons)
     cold = compare_cold(study, resamples=500)
     assert {c.metric for c in cold} >= {"product_hit", "follow_up_resolved", "latency_ms"}
-    assert all(c.n == 2 and c.profile == REFERENCE for c in cold)
+    assert all(c.n == 2 and c.name == REFERENCE for c in cold)
     report = write_report(study, comparisons, tmp_path / "report", cold=cold,
                           judged={"ran": False, "note": "LLM-judged metrics not run"}, flags=flags)
     text = report.read_text("utf-8")
-    assert "## Comparisons with the full profile" in text and "profile_recall" in text
+    assert "## Comparisons with the full variant" in text and "profile_recall" in text
     assert "## Single turn vs multi-turn" in text and "| cold |" in text
     assert "need an LLM endpoint" in text and "baseline: `mode: llm`" in text
     assert all((tmp_path / "report" / name).stat().st_size > 1000
                for name in ("metrics.png", "recall_by_turn.png", "latency.png"))
     data = summary(study, comparisons, str(report), cold)
     assert data["personas"] == 2 and data["turns"] == 10 and len(data["cold_vs_dialogue"]) == len(cold)
-    assert set(data["profiles"]) == {REFERENCE, "baseline", "self_refine_heuristic"}
+    assert set(data["variants"]) == {REFERENCE, "baseline", "self_refine_heuristic"}
 
 
-def test_identical_profiles_are_found_by_behaviour() -> None:
-    def row(profile: str, fp: str) -> TurnRow:
-        return TurnRow(profile, 0, "p", 1, "facts", {}, fp)
+def test_identical_variants_are_found_by_behaviour() -> None:
+    def row(variant: str, fp: str) -> TurnRow:
+        return TurnRow(variant, 0, "p", 1, "facts", {}, fp)
     study = StudyResult([row("a", "x"), row("b", "x"), row("c", "y")])
-    assert identical_profiles(study) == [["a", "b"]]
+    assert identical_variants(study) == [["a", "b"]]

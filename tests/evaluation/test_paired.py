@@ -15,7 +15,7 @@ VARIANT = [0.55, 0.70, 0.72, 0.45, 0.95, 0.31, 0.86, 0.60]
 
 
 def test_delta_tests_and_effect_sizes_match_scipy_and_hand_values() -> None:
-    c = paired_compare(BASE, VARIANT, profile="p", metric="m", resamples=2_000, seed=1)
+    c = paired_compare(BASE, VARIANT, name="p", metric="m", resamples=2_000, seed=1)
     d = np.array(VARIANT) - np.array(BASE)
     assert c.n == 8 and c.delta == pytest.approx(d.mean()) == pytest.approx(0.39 / 8)
     assert c.p_t == pytest.approx(stats.ttest_rel(VARIANT, BASE).pvalue)

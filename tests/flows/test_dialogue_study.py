@@ -1,4 +1,4 @@
-"""The dialogue-study flow on the tiny project, offline: one persona, two profiles, the cold questions, a
+"""The dialogue-study flow on the tiny project, offline: one persona, two variants, the cold questions, a
 report that says what needs an LLM endpoint, summary.json and a snapshot in the run store."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ def test_flow_writes_the_report_and_returns_the_summary(tiny_copy: Path, monkeyp
     from flows.dialogue_study import dialogue_study_flow
 
     monkeypatch.delenv("YAKSA_LLM_BASE_URL", raising=False)
-    result = dialogue_study_flow(params=str(tiny_copy / "params.yaml"), personas=1, profiles=["baseline"])
+    result = dialogue_study_flow(params=str(tiny_copy / "params.yaml"), personas=1, variants=["baseline"])
     assert result["personas"] == 1 and result["turns"] == 5
-    assert set(result["profiles"]) == {"full_context_engineering", "baseline"}
+    assert set(result["variants"]) == {"full_context_engineering", "baseline"}
     assert (tiny_copy / result["report"]).is_file()
     assert (tiny_copy / result["report"]).with_name("summary.json").is_file()
     assert result["trials"] == 1 and not result["llm"]["ran"]          # offline: deterministic, nothing judged

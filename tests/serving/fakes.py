@@ -43,7 +43,7 @@ class FakeRunner:
         self.scope = ScopeStage(loaded, self.searcher.query_vector, scope_params=settings.scope,
                                 cache_dir=settings.paths.embedding_cache,
                                 learned_dir=settings.paths.scope_model)
-        self.profiles = set(settings.agent.profiles)
+        self.variants = set(settings.agent.variants)
         self.bundle_version: str | None = loaded.version
         self.memory = memory  # shared across reloads, like the persistent ProfileStore
         self.fail_after_tokens = fail_after_tokens  # the first `failures` runs drop after this many tokens
@@ -51,16 +51,16 @@ class FakeRunner:
         self.token_delay = token_delay
         self.extra_events = extra_events  # emitted first in every turn: to test a runner that breaks the contract
         self.web_queries: list[str] = []  # what this runner handed to the server for a web search
-        self.calls: list[dict[str, Any]] = []  # (question, user_id, profile) of every run
+        self.calls: list[dict[str, Any]] = []  # (question, user_id, variant) of every run
         self._lock = threading.Lock()
 
-    def run(self, question: str, user_id: str, profile: str | None = None,
+    def run(self, question: str, user_id: str, variant: str | None = None,
             on_event: EventSink | None = None, remember: bool = True) -> TurnResult:
         emit = on_event or (lambda _name, _payload: None)
         with self._lock:
-            self.calls.append({"question": question, "user_id": user_id, "profile": profile, "remember": remember})
-        if profile is not None and profile not in self.profiles:
-            raise ValueError(f"unknown profile {profile!r}")
+            self.calls.append({"question": question, "user_id": user_id, "variant": variant, "remember": remember})
+        if variant is not None and variant not in self.variants:
+            raise ValueError(f"unknown variant {variant!r}")
         for name, payload in self.extra_events:
             emit(name, payload)
         if question.strip().lower().rstrip("!.?") in GREETINGS:  # a reply, not a question: nothing to search

@@ -34,10 +34,11 @@ def test_environment_defaults_and_errors() -> None:
         load_serving_config({"YAKSA_MAX_BODY_BYTES": "10"})
 
 
-def test_profile_choice_flag() -> None:
-    assert load_serving_config({}).allow_profile_choice is False
-    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "1"}).allow_profile_choice is True
-    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "0"}).allow_profile_choice is False
+def test_variant_choice_flag_and_its_old_name() -> None:
+    assert load_serving_config({}).allow_variant_choice is False
+    assert load_serving_config({"YAKSA_ALLOW_VARIANT_CHOICE": "1"}).allow_variant_choice is True
+    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "1"}).allow_variant_choice is True
+    assert load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "0"}).allow_variant_choice is False
     with pytest.raises(ValueError, match="YAKSA_ALLOW_PROFILE_CHOICE"):
         load_serving_config({"YAKSA_ALLOW_PROFILE_CHOICE": "maybe"})
 

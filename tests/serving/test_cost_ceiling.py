@@ -58,7 +58,7 @@ class SlowRunner:
         self.searches = 0
         self._lock = threading.Lock()
 
-    def run(self, question: str, user_id: str, profile: str | None = None, on_event: EventSink | None = None,
+    def run(self, question: str, user_id: str, variant: str | None = None, on_event: EventSink | None = None,
             *, deadline_s: float | None = None, cancel: threading.Event | None = None) -> TurnResult:
         run = Run(user_id)
         with self._lock:

@@ -1,4 +1,4 @@
-"""Review issue 9, replayed against the app with fake runners: row 2 (the profile switch), row 5
+"""Review issue 9, replayed against the app with fake runners: row 2 (the variant switch), row 5
 (web search only on `web_query`, never for a blocked turn), row 6 (open mode: Host, Origin,
 Content-Type) and row 9 (robustness: path params, deep JSON, invisible text, 500s, 429s).
 
@@ -28,7 +28,7 @@ from yaksa.config import Settings
 IN_SCOPE = "두통이 있는데 타이레놀 먹어도 되나요?"
 OUT_OF_SCOPE = "크림 파스타 레시피"
 WITH_PHONE = "제 번호는 010-1234-5678 인데 두통이 있을 때 타이레놀 먹어도 되나요?"
-OTHER_PROFILE = "self_refine_full_safety"
+OTHER_VARIANT = "self_refine_full_safety"
 ROGUE_QUERY = "타이레놀 용량"
 
 
@@ -65,23 +65,23 @@ def _chat(client: TestClient, headers: dict[str, str] | None = None, **body: Any
                        headers=ALICE if headers is None else headers)
 
 
-# row 2: a profile is not a client's safety switch ---------------------------------------------
+# row 2: a variant is not a client's safety switch ---------------------------------------------
 
 
-def test_another_profile_needs_the_admin_key(client: TestClient, settings: Settings) -> None:
-    assert OTHER_PROFILE in settings.agent.profiles and OTHER_PROFILE != settings.agent.profile
+def test_another_variant_needs_the_admin_key(client: TestClient, settings: Settings) -> None:
+    assert OTHER_VARIANT in settings.agent.variants and OTHER_VARIANT != settings.agent.variant
     calls = _runner(client).calls
     before = len(calls)
-    refused = _chat(client, profile=OTHER_PROFILE)
+    refused = _chat(client, variant=OTHER_VARIANT)
     assert refused.status_code == 403 and "admin key" in refused.json()["detail"]
-    unknown = _chat(client, profile="nosuch")
-    assert unknown.status_code == 400 and "unknown profile 'nosuch'" in unknown.json()["detail"]
+    unknown = _chat(client, variant="nosuch")
+    assert unknown.status_code == 400 and "unknown variant 'nosuch'" in unknown.json()["detail"]
     assert len(calls) == before  # both refused before the runner saw anything
-    assert _chat(client, profile=settings.agent.profile).status_code == 200  # the configured one is everyone's
+    assert _chat(client, variant=settings.agent.variant).status_code == 200  # the configured one is everyone's
     assert _chat(client).status_code == 200
-    admin = _chat(client, ADMIN, profile=OTHER_PROFILE, user_id="bob")  # the admin key acts for any user
+    admin = _chat(client, ADMIN, variant=OTHER_VARIANT, user_id="bob")  # the admin key acts for any user
     assert admin.status_code == 200, admin.text
-    assert [c["profile"] for c in calls[before:]] == [settings.agent.profile, None, OTHER_PROFILE]
+    assert [c["variant"] for c in calls[before:]] == [settings.agent.variant, None, OTHER_VARIANT]
     assert calls[-1]["user_id"] == "bob"
     assert calls[-1]["remember"] is False and calls[before]["remember"] is True  # issue 22: no profile for the admin
     # ... but only on /v1/chat: it is not a user key elsewhere
@@ -89,10 +89,20 @@ def test_another_profile_needs_the_admin_key(client: TestClient, settings: Setti
     assert client.get("/v1/search", params={"q": IN_SCOPE}, headers=ADMIN).status_code == 401
 
 
-def test_profile_choice_can_be_opened_by_the_server_setting(settings: Settings) -> None:
-    with serving_client(settings, allow_profile_choice=True) as client:
-        assert _chat(client, profile=OTHER_PROFILE).status_code == 200
-        assert _chat(client, profile="nosuch").status_code == 400
+def test_the_old_field_name_profile_still_chooses_a_variant(client: TestClient, settings: Settings) -> None:
+    """`profile` was the field's name before issue 26: it is read as `variant`; both, differing, is a 400."""
+    assert _chat(client, profile=OTHER_VARIANT).status_code == 403               # as `variant` would be
+    assert _chat(client, profile=settings.agent.variant).status_code == 200
+    assert "unknown variant 'nosuch'" in _chat(client, profile="nosuch").json()["detail"]
+    both = _chat(client, variant=settings.agent.variant, profile=OTHER_VARIANT)
+    assert both.status_code == 400 and "differ" in both.json()["detail"]
+    assert _chat(client, variant=settings.agent.variant, profile=settings.agent.variant).status_code == 200
+
+
+def test_variant_choice_can_be_opened_by_the_server_setting(settings: Settings) -> None:
+    with serving_client(settings, allow_variant_choice=True) as client:
+        assert _chat(client, variant=OTHER_VARIANT).status_code == 200
+        assert _chat(client, variant="nosuch").status_code == 400
 
 
 # row 5: the web search runs only on `web_query`, for exactly its query ------------------------
@@ -201,9 +211,9 @@ def test_open_mode_accepts_json_bodies_only(open_url: str, content_type: str) ->
     assert refused.status_code == 415 and "application/json" in refused.json()["detail"]
 
 
-def test_open_mode_refuses_profile_choice(open_url: str) -> None:
-    chat = httpx.post(open_url + "/v1/chat", json={"question": IN_SCOPE, "user_id": "web-1", "profile": OTHER_PROFILE})
-    assert chat.status_code == 403 and "YAKSA_ALLOW_PROFILE_CHOICE" in chat.json()["detail"]
+def test_open_mode_refuses_variant_choice(open_url: str) -> None:
+    chat = httpx.post(open_url + "/v1/chat", json={"question": IN_SCOPE, "user_id": "web-1", "variant": OTHER_VARIANT})
+    assert chat.status_code == 403 and "YAKSA_ALLOW_VARIANT_CHOICE" in chat.json()["detail"]
 
 
 # row 9: robustness ---------------------------------------------------------------------------
@@ -266,7 +276,7 @@ def test_logs_hold_no_question_answer_or_web_query(client: TestClient, fake_tavi
     # httpx: here it is the test's own client logging the URLs it requests)
     with recording("serving", "yaksa.web", "tavily", "litestar", "uvicorn") as records:
         events = dict(_turn(client, WITH_PHONE))
-        refused = client.post("/v1/chat", json={"question": WITH_PHONE, "user_id": "alice", "profile": "nosuch"},
+        refused = client.post("/v1/chat", json={"question": WITH_PHONE, "user_id": "alice", "variant": "nosuch"},
                               headers=ALICE)
         client.get("/v1/search", params={"q": WITH_PHONE}, headers=ALICE)
         web_query = _runner(client).web_queries[-1]

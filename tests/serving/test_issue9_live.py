@@ -38,8 +38,8 @@ def test_issue9_rows_against_a_live_server(settings: Settings, tmp_path, fake_ta
             assert out["blocked"] and not out["citations"] and not out["trace"]["cache_hit"], question
         baby = chat(url, "만 3개월 아기에게 먹이면 안 되는 소화액", "user-a2")
         assert not baby["blocked"]
-        # 2: a client cannot pick a profile that turns safety off
-        r = httpx.post(url + "/v1/chat", json={"question": DECOYS[-1], "user_id": "x", "profile": "baseline"})
+        # 2: a client cannot pick a variant that turns safety off
+        r = httpx.post(url + "/v1/chat", json={"question": DECOYS[-1], "user_id": "x", "variant": "baseline"})
         assert r.status_code in (400, 403)
         # 3: identifiers are never cached; erasure reaches the cache; no response carries another's words
         dave = chat(url, "제 이름은 홍길동이고 010-1234-5678 인데 65세 남성 당뇨 환자가 이부프로펜 먹어도 되나요?", "dave")

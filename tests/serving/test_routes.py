@@ -70,8 +70,8 @@ def test_chat_validation_errors_are_clear_4xx(client: TestClient) -> None:
     wrong = chat(question=42)
     assert wrong.status_code == 400 and "question" in wrong.text
     assert chat(question="두통", user_id="../etc").status_code == 400
-    assert "profile" in chat(question="두통", profile="DROP TABLE").text
-    assert "unknown profile" in chat(question="두통", profile="nosuch").text  # the runner's ValueError
+    assert "variant" in chat(question="두통", variant="DROP TABLE").text
+    assert "unknown variant" in chat(question="두통", variant="nosuch").text  # the runner's ValueError
     missing = client.post("/v1/chat", json={"user_id": "alice"}, headers=ALICE)
     assert missing.status_code == 400 and "question" in missing.text
     bad_bytes = client.post("/v1/chat", content=b'{"question": "\xff\xfe", "user_id": "alice"}',

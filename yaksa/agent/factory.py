@@ -64,7 +64,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         "embed": lambda text: searcher.query_vector(cache_collection, text),
         "entities": lambda text: cache_entities(deps, text), "threshold": params.cache_threshold,
         "max_size": params.cache_max_size, "ttl_s": params.cache_ttl_hours * 3600,
-        "style_variation": any(f.cache_style_variation for f in params.profiles.values())}
+        "style_variation": any(f.cache_style_variation for f in params.variants.values())}
     if url is None:
         deps.cache = ResponseCache(settings.cache_path, **cache_args)
     else:

@@ -31,7 +31,7 @@ class AgentRunner:
     """Runs turns of the agent.
 
     `enforce_safety` (the default, and always so in the service and the CLI): the scope stage and
-    verification run whatever the profile says, and profiles with nothing to verify (mode `llm`) are
+    verification run whatever the ablation variant says, and variants with nothing to verify (mode `llm`) are
     refused. Only the evaluation code builds a runner without it, to measure what the guard and
     verification are worth; no client request can turn them off.
     """
@@ -45,7 +45,7 @@ class AgentRunner:
     def bundle_version(self) -> str:
         return self.deps.bundle_version
 
-    def run(self, question: str, user_id: str, profile: str | None = None,
+    def run(self, question: str, user_id: str, variant: str | None = None,
             on_event: EventSink | None = None, *, deadline_s: float | None = None,
             cancel: threading.Event | None = None, remember: bool = True) -> TurnResult:
         """One turn. `deadline_s` (seconds from now) and `cancel` (set it to stop the turn) are checked
@@ -55,7 +55,7 @@ class AgentRunner:
         if len(question) > MAX_QUESTION_CHARS:
             raise ValueError(f"question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
         user_id = validate_user_id(user_id)
-        name = profile or self.deps.params.profile
+        name = variant or self.deps.params.variant
         flags = self._flags(name)
         if not remember:  # the operator's (admin key's) turns: no profile read or written, no cache entry made
             flags = replace(flags, memory_mode="none", cache=False)
@@ -66,7 +66,7 @@ class AgentRunner:
             turn.notes["query_window"] = window
         start = time.perf_counter()
         state: dict[str, Any] = self.graph.invoke(
-            {"question": question.strip(), "user_id": user_id, "profile_name": name, "flags": flags,
+            {"question": question.strip(), "user_id": user_id, "variant": name, "flags": flags,
              "analysis": TurnAnalysis(question.strip(), self.deps, flags),
              # read as the turn starts: an erasure after this makes the turn's writes no-ops
              "erasure_epoch": self.deps.profiles.erasure_epoch(user_id)},
@@ -95,7 +95,7 @@ class AgentRunner:
         if not self.enforce_safety:
             return flags
         if flags.mode != "rag":
-            raise ValueError(f"profile {name!r} answers without evidence, so it cannot be verified; "
+            raise ValueError(f"variant {name!r} answers without evidence, so it cannot be verified; "
                              "it runs only in the evaluation code")
         return replace(flags, scope=True, verify=True)
 
@@ -115,9 +115,9 @@ class AgentRunner:
             result["query_window"] = window
         return result
 
-    def _trace(self, state: dict, turn: TurnContext, profile: str, total_ms: float) -> dict[str, Any]:
+    def _trace(self, state: dict, turn: TurnContext, variant: str, total_ms: float) -> dict[str, Any]:
         return {
-            "profile": profile,
+            "variant": variant,
             "intent": state.get("intent"),
             "complexity": state.get("complexity"),
             "k": state.get("k"),

@@ -21,7 +21,7 @@ class AgentState(TypedDict, total=False):
     # input
     question: str                  # what every node after resolve_followup answers: standalone
     user_id: str
-    profile_name: str
+    variant: str
     flags: AgentFlags
     erasure_epoch: int             # the user's erasure epoch when the turn began: its writes carry it
     analysis: TurnAnalysis         # what `question` says (red flag, greeting, slots, plan, focus, cache

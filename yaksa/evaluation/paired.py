@@ -75,9 +75,10 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """`variant` against `baseline` on one metric; delta = mean(variant - baseline)."""
+    """`variant` against `baseline` on one metric; delta = mean(variant - baseline). `name` says which
+    variant (the dialogue study: an ablation variant of the agent)."""
 
-    profile: str
+    name: str
     metric: str
     n: int
     baseline_mean: float
@@ -100,7 +101,7 @@ def _p(value: float) -> float:
     return value if math.isfinite(value) else 1.0
 
 
-def paired_compare(baseline: Sequence[float], variant: Sequence[float], *, profile: str = "", metric: str = "",
+def paired_compare(baseline: Sequence[float], variant: Sequence[float], *, name: str = "", metric: str = "",
                    resamples: int = DEFAULT_RESAMPLES, seed: Sequence[int] | int = 0) -> PairedComparison:
     """Two-sided paired tests of `variant` against `baseline` (same items, same order; NaN pairs dropped).
 
@@ -114,11 +115,11 @@ def paired_compare(baseline: Sequence[float], variant: Sequence[float], *, profi
     d = b - a
     n = int(d.size)
     if n == 0:
-        return PairedComparison(profile, metric, 0, math.nan, math.nan, math.nan, (math.nan, math.nan),
+        return PairedComparison(name, metric, 0, math.nan, math.nan, math.nan, (math.nan, math.nan),
                                 math.nan, math.nan, math.nan, math.nan)
     delta = float(d.mean())
     if not np.any(d != 0):
-        return PairedComparison(profile, metric, n, float(a.mean()), float(b.mean()), 0.0, (0.0, 0.0),
+        return PairedComparison(name, metric, n, float(a.mean()), float(b.mean()), 0.0, (0.0, 0.0),
                                 1.0, 1.0, 0.0, 0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -131,7 +132,7 @@ def paired_compare(baseline: Sequence[float], variant: Sequence[float], *, profi
     sd_av = (float(a.std(ddof=1)) + float(b.std(ddof=1))) / 2 if n > 1 else 0.0
     d_z = delta / sd_d if sd_d > 0 else math.copysign(math.inf, delta)
     d_av = delta / sd_av if sd_av > 0 else math.copysign(math.inf, delta)
-    return PairedComparison(profile, metric, n, float(a.mean()), float(b.mean()), delta,
+    return PairedComparison(name, metric, n, float(a.mean()), float(b.mean()), delta,
                             bootstrap_ci(d, resamples=resamples, seed=seed), p_t, p_w, d_z, d_av)
 
 

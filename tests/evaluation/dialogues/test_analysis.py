@@ -42,7 +42,7 @@ def test_cold_against_dialogue_is_paired_per_persona_as_scipy_computes_it() -> N
     found = {c.metric: c for c in compare_cold(s, resamples=1_000)}
     assert set(found) == {"product_hit", "citation_validity"}      # profile recall is not a cold metric
     hit = found["product_hit"]
-    assert hit.n == 8 and hit.profile == REFERENCE
+    assert hit.n == 8 and hit.name == REFERENCE
     assert hit.delta == pytest.approx(sum(COLD_HIT) / 8 - sum(DIALOGUE_HIT) / 8)   # cold − dialogue
     assert hit.p_t == pytest.approx(ttest_rel(COLD_HIT, DIALOGUE_HIT).pvalue)
     diffs = [c - d for c, d in zip(COLD_HIT, DIALOGUE_HIT, strict=True)]
@@ -75,8 +75,8 @@ def test_the_flags_an_identical_group_differs_in() -> None:
 def test_summary_keeps_the_issue_shape_and_adds_the_cold_comparisons() -> None:
     s = study()
     data = summary(s, [], "reports/x/report.md", compare_cold(s, resamples=1_000))
-    assert list(data)[:6] == ["personas", "turns", "profiles", "comparisons", "identical", "report"]
+    assert list(data)[:6] == ["personas", "turns", "variants", "comparisons", "identical", "report"]
     assert data["personas"] == 8 and data["turns"] == 16
     cold = {c["metric"]: c for c in data["cold_vs_dialogue"]}
-    assert set(cold["product_hit"]) >= {"profile", "metric", "delta", "ci", "p_t", "p_wilcoxon", "p_holm", "d_z"}
+    assert set(cold["product_hit"]) >= {"name", "metric", "delta", "ci", "p_t", "p_wilcoxon", "p_holm", "d_z"}
     assert math.isfinite(cold["product_hit"]["d_z"]) and cold["product_hit"]["d_z"] < 0

@@ -82,14 +82,14 @@ def test_with_an_endpoint_the_study_runs_three_trials_and_judges_faithfulness(ll
     settings = replace(settings, regression=replace(settings.regression, judge_repeats=1))
     loaded = load_published(settings.paths.indexes)
     try:
-        result = run_full_study(loaded, settings, personas_limit=1, profiles=["baseline"])  # the one patient
+        result = run_full_study(loaded, settings, personas_limit=1, variants=["baseline"])  # the one patient
     finally:
         loaded.close()
     assert result["trials"] == 3 and result["personas"] == 1 and result["turns"] == 5
     judged = result["llm"]
     assert judged["ran"] and judged["model"] == "evaluator" and judged["k"] == 1 and judged["ok"]
     assert judged["judged"] > 0 and judged["nan_rate_overall"] == 0
-    full, baseline = result["profiles"]["full_context_engineering"], result["profiles"]["baseline"]
+    full, baseline = result["variants"]["full_context_engineering"], result["variants"]["baseline"]
     assert full["faithfulness"] == 0.5 and 0 < full["answer_relevancy"] <= 1, full   # one of two statements
     # the baseline is the LLM alone: with an endpoint it answers from the generator, citing evidence it never
     # had (invalid citations), and without evidence it is not judged (as in the regression)
@@ -107,5 +107,5 @@ def test_with_an_endpoint_the_study_runs_three_trials_and_judges_faithfulness(ll
     (run,) = store.runs(kind="dialogues")
     assert run.run_id == result["run_id"] and run.summary["personas"] == 1
     scores = store.scores(run.run_id)
-    assert len(scores) == 2 * 3 * 5 + 3 * 3          # profiles × trials × dialogue turns + trials × cold questions
+    assert len(scores) == 2 * 3 * 5 + 3 * 3          # variants × trials × dialogue turns + trials × cold questions
     assert any("faithfulness" in m for m in scores.values())

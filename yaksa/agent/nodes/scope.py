@@ -1,7 +1,7 @@
 """scope: the first node of every turn. An out-of-scope question is refused here, before the
 response cache, the LLM router, memory, web references and search ever see it; a crisis message
 (`yaksa.scope.crisis`: suicide or self-harm, a lethal amount, an overdose taken) gets the fixed
-crisis reply here, before even the greeting check and under every profile.
+crisis reply here, before even the greeting check and under every ablation variant.
 
 Right after the crisis rules, the red-flag rules (`yaksa.scope.red_flags`, issue 23) recognise a
 message that needs care now (a feverish baby under 3 months, chest pain with breathlessness, stroke
@@ -32,12 +32,12 @@ GREETING = ScopeDecision(True, "greeting", {}, "rules")
 
 def scope(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
-        crisis = crisis_decision(state["question"])  # first, under every profile: no flag turns it off
+        crisis = crisis_decision(state["question"])  # first, under every ablation variant: no flag turns it off
         if crisis is not None:
             turn.notes["scope"] = crisis.to_json()
             return {"scope": crisis, "blocked": True, "intent": "crisis", "citations": [], "verified": False,
                     "answer": crisis_reply(crisis.signals["crisis"], state["question"])}
-        harm = harmful_request(state["question"])  # under every profile too: in the topic, out of bounds
+        harm = harmful_request(state["question"])  # under every ablation variant too: in the topic, out of bounds
         if harm is not None:
             decision = ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}", {"harmful_request": harm.rule},
                                      "rules:harmful")
@@ -45,7 +45,7 @@ def scope(deps: AgentDeps):
             return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
                     "answer": harmful_reply(state["question"])}
         analysis = state["analysis"]
-        flag = analysis.red_flag  # second, under every profile: care now comes before the answer
+        flag = analysis.red_flag  # second, under every ablation variant: care now comes before the answer
         if flag is not None:
             turn.notes["red_flag"] = flag.to_json()
             turn.emit("token", {"text": red_flag_reply(flag, state["question"]) + "\n\n", "iteration": 0})

@@ -1,5 +1,5 @@
 """The whole study as one call (the CLI and the Prefect task): personas from the build's Synthea bundles,
-their dialogues, every profile (and the cold questions), the LLM judge when an endpoint is configured,
+their dialogues, every variant (and the cold questions), the LLM judge when an endpoint is configured,
 the statistics, the report, summary.json and a snapshot in the run store.
 
 Why trials depend on the endpoint: offline the agent is deterministic (a second trial repeats the first
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from yaksa.config import Settings
-from yaksa.evaluation.dialogues.analysis import compare_cold, compare_profiles, summary
+from yaksa.evaluation.dialogues.analysis import compare_cold, compare_variants, summary
 from yaksa.evaluation.dialogues.study import REFERENCE, run_study
 from yaksa.llm.config import LLMConfig
 from yaksa.retrieval.loader import LoadedBundle
@@ -35,18 +35,18 @@ def resolve_trials(trials: int | None, llm: bool) -> int:
     return trials
 
 
-def _profiles(settings: Settings, profiles: Sequence[str] | None) -> list[str]:
-    chosen = list(profiles or settings.agent.profiles)
+def _variants(settings: Settings, variants: Sequence[str] | None) -> list[str]:
+    chosen = list(variants or settings.agent.variants)
     if REFERENCE not in chosen:
         chosen.insert(0, REFERENCE)
-    unknown = sorted(set(chosen) - set(settings.agent.profiles))
+    unknown = sorted(set(chosen) - set(settings.agent.variants))
     if unknown:
-        raise ValueError(f"unknown profile(s) {unknown}; expected some of {sorted(settings.agent.profiles)}")
+        raise ValueError(f"unknown variant(s) {unknown}; expected some of {sorted(settings.agent.variants)}")
     return chosen
 
 
 def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: int = 80,
-                   profiles: Sequence[str] | None = None, trials: int | None = None, seed: int = 13,
+                   variants: Sequence[str] | None = None, trials: int | None = None, seed: int = 13,
                    progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run, judge, compare, report and store the study; its summary (the CLI's JSON object)."""
     from yaksa.atomicio import write_json
@@ -65,7 +65,7 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
             raise FileNotFoundError(f"{path} not found: run the build (`dvc repro`) first")
     llm = LLMConfig.from_env().configured
     trials = resolve_trials(trials, llm)
-    chosen = _profiles(settings, profiles)
+    chosen = _variants(settings, variants)
     personas = load_personas(fhir, limit=personas_limit)
     dialogues = generate(personas, load_drugs(drugs_csv), seed)
     started = time.perf_counter()
@@ -75,11 +75,11 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
         progress(f"judging faithfulness and answer relevancy with {judge.model} "
                  f"(K = {settings.regression.judge_repeats})")
     judged = judge_study(study, judge, settings.regression.judge_repeats) if judge is not None else not_run()
-    comparisons, cold = compare_profiles(study), compare_cold(study)
+    comparisons, cold = compare_variants(study), compare_cold(study)
     created = time.gmtime()
     stamp = time.strftime("%Y%m%dT%H%M%SZ", created)
     out = settings.paths.root / REPORTS_DIR / stamp
-    report = write_report(study, comparisons, out, cold=cold, judged=judged, flags=settings.agent.profiles)
+    report = write_report(study, comparisons, out, cold=cold, judged=judged, flags=settings.agent.variants)
     result = {**summary(study, comparisons, str(report.relative_to(settings.paths.root)), cold),
               "trials": trials, "llm": judged, "runtime_s": round(time.perf_counter() - started, 1),
               "run_id": f"dialogues-{stamp}"}

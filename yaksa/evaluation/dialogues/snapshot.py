@@ -32,7 +32,7 @@ def _item(mode: str, r: TurnRow) -> dict[str, Any]:
     return {"item_id": f"{mode}:{r.item_id}", "category": r.kind if mode == "dialogue" else f"cold:{r.kind}",
             "question": r.question, "answer": r.answer, "latency_ms": r.metrics.get("latency_ms"),
             "llm_calls": int(r.metrics.get("llm_calls", 0)), "error": None, "metrics": r.metrics, "mode": mode,
-            "profile": r.profile, "trial": r.trial, "pid": r.pid, "turn": r.turn, "answered": r.answered,
+            "variant": r.variant, "trial": r.trial, "pid": r.pid, "turn": r.turn, "answered": r.answered,
             "fingerprint": r.fingerprint}
 
 

@@ -1,17 +1,17 @@
-"""The multi-turn ablation study: every profile answers the same scripted dialogues (a paired design),
-and the reference profile also answers the same questions cold.
+"""The multi-turn ablation study: every variant answers the same scripted dialogues (a paired design),
+and the reference variant also answers the same questions cold.
 
 Why per persona: a persona's five turns share its facts and its drugs, so they are not independent
 items; the persona's mean of each metric is the paired unit (80 personas → n = 80 per comparison).
 
-Why a cold run: the multi-turn gap is what a conversation adds. The reference profile is asked each
+Why a cold run: the multi-turn gap is what a conversation adds. The reference variant is asked each
 question turn of every dialogue (the symptom question, the caution question, the follow-up) by a fresh
 user with no profile and no history, and scored against the same persona's facts and cautions; the
 persona's dialogue turns of those kinds are its pair (`analysis.compare_cold`). Cold users have no
-profile, so the response cache may serve them, as it serves such users in the service.
+variant, so the response cache may serve them, as it serves such users in the service.
 
-Isolation: each (profile, trial) and each cold trial gets its own memory and response cache in a
-temporary folder, so no profile answers from another's memory or cache, and trial k of every profile
+Isolation: each (variant, trial) and each cold trial gets its own memory and response cache in a
+temporary folder, so no variant answers from another's memory or cache, and trial k of every variant
 starts equally cold. Offline the agent is deterministic, so one trial is what there is to measure;
 with an LLM endpoint answers are stochastic and `run.resolve_trials` asks for at least three.
 """
@@ -49,7 +49,7 @@ METRICS = ("profile_recall", "personalisation", "product_hit", "follow_up_resolv
 
 @dataclass(frozen=True)
 class TurnRow:
-    profile: str
+    variant: str
     trial: int
     pid: str
     turn: int
@@ -64,16 +64,16 @@ class TurnRow:
     @property
     def item_id(self) -> str:
         """Unique within a study run and its mode (dialogue or cold)."""
-        return f"{self.profile}/{self.trial}/{self.pid}/{self.turn}"
+        return f"{self.variant}/{self.trial}/{self.pid}/{self.turn}"
 
 
 @dataclass
 class StudyResult:
-    rows: list[TurnRow] = field(default_factory=list)   # the dialogues, every profile
-    cold: list[TurnRow] = field(default_factory=list)   # the reference profile, question turns asked cold
+    rows: list[TurnRow] = field(default_factory=list)   # the dialogues, every variant
+    cold: list[TurnRow] = field(default_factory=list)   # the reference variant, question turns asked cold
 
-    def profiles(self) -> list[str]:
-        return list(dict.fromkeys(r.profile for r in self.rows))
+    def variants(self) -> list[str]:
+        return list(dict.fromkeys(r.variant for r in self.rows))
 
 
 def persona_cautions(persona: Any) -> list[str]:
@@ -130,24 +130,24 @@ def _row(name: str, trial: int, pid: str, turn: Any, result: TurnResult, metrics
 
 
 def _runner(loaded: LoadedBundle, settings: Settings, name: str, folder: str) -> Any:
-    """The agent with `name` as its profile and a memory and cache of its own in `folder`."""
+    """The agent with `name` as its variant and a memory and cache of its own in `folder`."""
     from yaksa.agent.factory import build_runner  # the agent graph is heavy to import; only runs need it
 
-    agent = replace(settings.agent, profile=name, memory_path=f"{folder}.duckdb", cache_path=f"{folder}.npz")
-    # ablation profiles switch the scope guard off; the study measures them as configured
+    agent = replace(settings.agent, variant=name, memory_path=f"{folder}.duckdb", cache_path=f"{folder}.npz")
+    # ablation variants switch the scope guard off; the study measures them as configured
     return build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)
 
 
 def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any], dialogues: Sequence[Sequence[Any]],
-              profiles: Sequence[str], trials: int = 1, cold: bool = True,
+              variants: Sequence[str], trials: int = 1, cold: bool = True,
               progress: Callable[[str], None] | None = None) -> StudyResult:
-    """Every profile × trial answers every dialogue, turn by turn, as one user per persona; with `cold`,
-    the reference profile also answers each question turn as a fresh user, once per trial."""
+    """Every variant × trial answers every dialogue, turn by turn, as one user per persona; with `cold`,
+    the reference variant also answers each question turn as a fresh user, once per trial."""
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     study = StudyResult()
     with tempfile.TemporaryDirectory(prefix="yaksa-dialogues-") as tmp:
-        for name in profiles:
+        for name in variants:
             for trial in range(trials):
                 runner = _runner(loaded, settings, name, f"{tmp}/{name}-{trial}")
                 for persona, turns in zip(personas, dialogues, strict=True):
@@ -156,7 +156,7 @@ def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any],
                     stated: list[Fact] = []
                     for turn in turns:
                         stated.extend(turn.facts_stated)
-                        result = runner.run(turn.text, user, profile=name)
+                        result = runner.run(turn.text, user, variant=name)
                         items = runner.profile(user).get("items", [])
                         study.rows.append(_row(name, trial, persona.pid, turn, result,
                                                score_turn(turn, result, stated, items, cautions)))
@@ -167,7 +167,7 @@ def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any],
             for persona, turns in zip(personas, dialogues, strict=True):
                 cautions = persona_cautions(persona)
                 for turn in (t for t in turns if t.kind in QUESTION_KINDS):
-                    result = runner.run(turn.text, f"cold-{trial}-{persona.pid}-{turn.index}", profile=REFERENCE)
+                    result = runner.run(turn.text, f"cold-{trial}-{persona.pid}-{turn.index}", variant=REFERENCE)
                     study.cold.append(_row(REFERENCE, trial, persona.pid, turn, result,
                                            score_turn(turn, result, (), (), cautions)))
             if progress:
