@@ -33,3 +33,13 @@ def test_each_condition_keeps_the_answer() -> None:
     assert not unanswered_by_labels("알람 7시에 맞춰줘", scope(0.16), [])
     # a medicine word the lexicon missed ("가루약") still names medicine
     assert not unanswered_by_labels("가루약 물에 타서 먹여도 돼요?", scope(0.16), [ANTACID])
+
+
+def test_a_mental_health_question_naming_no_drug_is_sent_to_a_psychiatrist(make_runner) -> None:
+    """It got a naproxen side-effect list (its 의식장애 matched the 장애 of the asker's 공황장애)."""
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    result = runner.run("중학생 아들이 게임 중독 같은데 치료가 필요할까요?", "mind", variant="self_refine_heuristic")
+    assert "정신건강의학과" in result.answer and "1577-0199" in result.answer
+    assert not result.citations and result.trace["post_answer"] == "mind_care"
+    # a drug question keeps its label answer
+    assert runner.run("두통에 먹는 약", "mind2", variant="self_refine_heuristic").citations

@@ -9,6 +9,7 @@ from yaksa.lexicon.scope_vocabulary import (
     curated_medical_words,
     is_medical_token,
     medical_vocabulary,
+    names_mind_condition,
 )
 from yaksa.retrieval.loader import load_published
 
@@ -57,3 +58,8 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
         assert {"통증", "병원"} <= set(CARE_WORDS)
     finally:
         loaded.close()
+
+
+def test_a_mental_health_condition_is_named_and_food_poisoning_is_not_one() -> None:
+    assert names_mind_condition("게임 중독 치료가 필요할까요?") and names_mind_condition("공황장애 같아요")
+    assert not names_mind_condition("식중독인 것 같아요") and not names_mind_condition("두통에 먹는 약")

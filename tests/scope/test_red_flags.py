@@ -372,6 +372,11 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("한 달 넘게 숨이 차요. 계단 오를 때 특히 그래요", "breathless_weeks"),
     ("약 40일전쯤 낮잠을 자고 일어난 후부터 숨이 차는 느낌이 있었습니다", "breathless_weeks"),
     ("I've been short of breath for several weeks", "breathless_weeks"),
+    # a real post's 16-year-old: chest pain for three years, "가래나오는데 피가 섞여나올때가 많구요"
+    ("양치할때보면은 가래나오는데 피가 섞여나올때가 많구요", "haemoptysis_soon"),
+    ("기침할 때 피가 나와요", "haemoptysis_soon"),
+    ("가래에 핏줄이 보여요", "haemoptysis_soon"),
+    ("I have been coughing up blood since yesterday", "haemoptysis_soon"),
     ("두 달째 명치가 쓰리고 신물이 올라와요. 체중도 좀 빠진 것 같아요.", "upper_gi_alarm"),
     ("밥을 삼키기 힘들고 살이 빠졌어요", "upper_gi_alarm"),
     ("어제부터 오른쪽 가슴이 찌르듯이 아파요. 숨을 크게 쉬면 더 아파요.", "chest_pain_on_breathing"),
@@ -392,6 +397,9 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "목이 아파서 침 삼킬 때 아파요",                     # a sore throat, not food sticking
     "임신 10주인데 두통이 심해요",                      # before 20 weeks: no pre-eclampsia rule
     "임신 30주인데 변비가 심해요",
+    "양치할 때 잇몸에서 피가 나요",                      # gums, not the lungs
+    "가래에 피는 안 섞여 나와요",                        # negated
+    "기침이 심하고 가래가 많아요",
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None

@@ -38,6 +38,18 @@ def care_reply(post: PostReading) -> str:
     return care_note(post)
 
 
+def mind_care_reply(text: str) -> str:
+    """A question about a mental-health condition that names no medicine ("게임 중독 치료가 필요할까요?"):
+    no drug label answers it, so it is said plainly, with where to go and the crisis line."""
+    if _HANGUL.search(text):
+        return ("물으신 내용은 마음 건강(정신건강)에 관한 것이라 의약품 허가 정보로는 답할 수 없습니다. "
+                "정신건강의학과에서 진료나 상담을 받아 보세요. 지금 많이 힘드시면 정신건강위기상담전화 "
+                f"1577-0199(24시간)에서 바로 이야기를 들어 드립니다. {SAFETY_LINE_KO}")
+    return ("Your question is about mental health, which the medicine labels I answer from do not cover. "
+            "Please see a psychiatrist or a mental-health professional; if you are struggling right now, "
+            f"call 1577-0199 (Korea, 24 hours) or your local crisis line. {SAFETY_LINE_EN}")
+
+
 def refusal_reply(text: str) -> str:
     if _HANGUL.search(text):
         return ("죄송합니다. 이 질문은 의약품·건강 정보의 범위를 벗어나 답변드리기 어렵습니다. "

@@ -56,6 +56,17 @@ MIND_WORDS: tuple[str, ...] = (
     "정신건강", "강박", "강박증", "공황", "중독", "트라우마", "조현병", "거식증", "폭식증", "자해", "환청",
     "망상", "화병", "기피증", "자폐", "우울감", "금단",
 )
+# "식중독" is food poisoning, not an addiction
+_NOT_MIND = re.compile(r"식중독")
+
+
+def names_mind_condition(text: str) -> bool:
+    """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증", "게임 중독"):
+    what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`)."""
+    cleaned = _NOT_MIND.sub(" ", text)
+    return any(word in cleaned for word in MIND_WORDS)
+
+
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
 # a parent crushes a tablet into ("가루약"): no non-medical source uses them (checked 2026-11-26) but
 # Chatbot_data's "코골이 어떻게 고쳐?", which is a health question however that set labels it

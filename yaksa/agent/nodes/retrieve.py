@@ -10,7 +10,10 @@ question needs a doctor ("무슨 병인가요", "어느 과에 가야 하나요"
 plainly without a search: no drug label answers it. A message that names nothing medical (no drug,
 symptom, measurement or medical word: the scope stage's lexical signals), passed the scope stage narrowly
 and whose search found only drug labels sharing no word with it is told the data has nothing on it: a
-label it happened to resemble answers nothing it asked (`unanswered_by_labels`).
+label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A question about a
+mental-health condition that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?",
+`names_mind_condition`) is sent to 정신건강의학과 with the crisis line instead of being answered from
+whatever label shared a word with it (it got a naproxen side-effect list).
 
 A red flag whose advice is "go now, do not treat at home first" (`withhold_doses`: a feverish newborn,
 someone who took too many pills) is answered from the labels' cautions only (who must not take it:
@@ -26,8 +29,9 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.focus_notice import no_evidence, nothing_named
-from yaksa.agent.replies import care_reply
+from yaksa.agent.replies import care_reply, mind_care_reply
 from yaksa.agent.turn import TurnContext
+from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import safety_line
 from yaksa.retrieval.searcher import DRUGS
@@ -126,6 +130,11 @@ def retrieve(deps: AgentDeps):
             if focus is not None and focus.mode == "drug" and not citations:
                 # a named drug the data does not hold: say so, never answer from another product
                 update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
+            elif (focus is not None and focus.mode == "general" and not (post is not None and post.long)
+                  and names_mind_condition(state["question"])):
+                turn.notes["post_answer"] = "mind_care"
+                update.update(no_evidence=True, answer=mind_care_reply(state["question"]), citations=[],
+                              verified=False)
             elif (focus is not None and focus.mode == "general"
                   and unanswered_by_labels(state["question"], state.get("scope"), citations)):
                 # a message that names nothing medical and passed the scope stage on its likeness to the
