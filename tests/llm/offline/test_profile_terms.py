@@ -20,3 +20,9 @@ def test_summary_labels_and_current_symptoms_are_not_caution_terms() -> None:
     found = profile_terms("65세 남성. 질환: 당뇨병. 증상: 두통, 발열. 최근 혈압 150/95 mmHg (방금).")
     assert "당뇨병" in found and "고령자" in found and "혈압" in found
     assert not {"두통", "발열", "질환", "증상", "최근", "방금"} & set(found)
+
+
+def test_a_compound_condition_is_one_term_not_its_generic_head() -> None:
+    """"공황장애" as 공황 + 장애 made every label's "의식장애" a caution for a panic-disorder profile."""
+    found = profile_terms("질환: 공황장애, 간장애.")
+    assert "장애" not in found and {"공황장애", "간장애"} <= set(found)

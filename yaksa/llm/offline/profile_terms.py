@@ -32,13 +32,18 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 # medicine, not a caution for them (a side-effect list naming 두통 is no warning for a headache).
 _SYMPTOMS = re.compile(r"증상:[^.]*\.?")
 _LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결과", "방금", "시간"})
+# generic heads of compound condition names: alone they match any label's "의식장애" or "시각장애", so the
+# whole name is the term ("공황장애", "간장애")
+_GENERIC_HEADS = ("장애", "증후군")
+_COMPOUND = re.compile(rf"[가-힣]+(?:{'|'.join(_GENERIC_HEADS)})")
 
 
 def profile_terms(summary: str) -> list[str]:
     """Content words of a profile summary (its labels and current symptoms left out), plus "고령자"
     when it states an age of 65 or more."""
     facts = _SYMPTOMS.sub(" ", summary)
-    found = [t for t in terms(facts) if t not in _LABEL_WORDS] if facts.strip() else []
+    found = [t for t in terms(facts) if t not in _LABEL_WORDS and t not in _GENERIC_HEADS] if facts.strip() else []
+    found += [m.group(0) for m in _COMPOUND.finditer(facts) if m.group(0) not in found]
     if any(int(m.group(1)) >= ELDERLY_AGE for m in _AGE.finditer(summary)) and "고령자" not in found:
         found.append("고령자")
     return found
