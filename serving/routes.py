@@ -29,8 +29,8 @@ from serving.validation import (
     MAX_QUERY_CHARS,
     MAX_QUESTION_CHARS,
     check_k,
-    check_variant_name,
     check_user_id,
+    check_variant_name,
     clean_text,
 )
 

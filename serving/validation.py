@@ -20,8 +20,16 @@ from yaksa.agent.api import MAX_QUESTION_CHARS
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.text.user_input import UserTextError, normalize_user_text
 
-__all__ = ["MAX_K", "MAX_QUERY_CHARS", "MAX_QUESTION_CHARS", "check_k", "check_path_params",
-           "check_variant_name", "check_user_id", "clean_text"]
+__all__ = [
+    "MAX_K",
+    "MAX_QUERY_CHARS",
+    "MAX_QUESTION_CHARS",
+    "check_k",
+    "check_path_params",
+    "check_user_id",
+    "check_variant_name",
+    "clean_text",
+]
 
 MAX_QUERY_CHARS = 500
 MAX_K = 50

@@ -71,13 +71,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(REUSE_CONTENT, "0: rebuild a bundle's derived tables at every swap (default 1: reuse by checksum)"),
     Variable(WORKER_THREADS, "threads a build worker's C engines may start (set by the process pool)"),
     Variable(PARAMS, "params.yaml the service reads (default ./params.yaml)"),
-    Variable(", ".join((API_KEYS, ADMIN_KEY, ALLOW_VARIANT_CHOICE)),
+    Variable(f"{API_KEYS}, {ADMIN_KEY}, {ALLOW_VARIANT_CHOICE}",
              "the service's client keys (key=user,...;...), the operator's key, ablation variants for clients "
              f"({ALLOW_PROFILE_CHOICE}: the old name, still read)"),
-    Variable(", ".join((RATE_PER_SEC, RATE_BURST, RATE_FILE, ADMIN_PER_MIN, AUTH_FAILURES_PER_MIN)),
+    Variable(f"{RATE_PER_SEC}, {RATE_BURST}, {RATE_FILE}, {ADMIN_PER_MIN}, {AUTH_FAILURES_PER_MIN}",
              "rate limits and the file the workers share them through"),
-    Variable(", ".join((MAX_BODY_BYTES, MAX_INFLIGHT_PER_KEY, REQUEST_DEADLINE_S, CRITIQUE_DEADLINE_S,
-                        FOLLOW_SECONDS)),
+    Variable(f"{MAX_BODY_BYTES}, {MAX_INFLIGHT_PER_KEY}, {REQUEST_DEADLINE_S}, {CRITIQUE_DEADLINE_S}, "
+             f"{FOLLOW_SECONDS}",
              "request size, concurrency and deadlines; how often a worker checks CURRENT"),
     Variable(PROMETHEUS_MULTIPROC_DIR, "where the workers' metrics meet (`yaksa serve` makes one)"),
 )

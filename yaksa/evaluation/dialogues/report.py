@@ -27,8 +27,8 @@ from yaksa.evaluation.dialogues.analysis import (
     differing_flags,
     identical_variants,
     persona_means,
-    variant_means,
     recall_by_turn,
+    variant_means,
 )
 from yaksa.evaluation.dialogues.study import LLM_METRICS, QUESTION_KINDS, REFERENCE, StudyResult
 from yaksa.evaluation.paired import PairedComparison, bootstrap_ci
