@@ -131,6 +131,10 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("벌레 물린 곳이 빨갛게 번지고 열이 나요", "skin_infection_spreading"),
     ("동생이 수면제를 몇 알 먹었는지 모르겠는데 비틀거려요", "overdose_impaired"),
     ("요즘 삶을 포기하고 싶다는 생각이 들어요", "suicidal_thoughts"),
+    # carbon monoxide: "중독" here is a poisoning, never a psychiatrist's question
+    ("연탄가스 중독 같아요 머리가 아프고 어지러워요", "carbon_monoxide_exposure"),
+    ("캠핑 텐트에서 난로 켜고 잤는데 두통이 심하고 토할 것 같아요", "carbon_monoxide_exposure"),
+    ("I think I have carbon monoxide poisoning", "carbon_monoxide_exposure"),
 ])
 def test_each_rule_is_recognised(text: str, rule: str) -> None:
     assert rule_of(text) == rule
@@ -171,6 +175,8 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "두드러기가 났는데 항히스타민제 먹어도 되나요",
     "타이레놀 2알 먹어도 되나요",
     "아이가 열이 나요",                                 # a fever alone, no age or sign
+    "일산화탄소 경보기 추천해줘",                        # a detector, not an exposure
+    "오래전에 연탄가스를 마신 적이 있는데 폐가 약해요",     # long ago (a real post's wording)
 ])
 def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
     assert red_flag(text) is None

@@ -56,15 +56,16 @@ MIND_WORDS: tuple[str, ...] = (
     "정신건강", "강박", "강박증", "공황", "중독", "트라우마", "조현병", "거식증", "폭식증", "자해", "환청",
     "망상", "화병", "기피증", "자폐", "우울감", "금단",
 )
-# "식중독" is food poisoning, not an addiction
-_NOT_MIND = re.compile(r"식중독")
+# 중독 is an addiction only after what one is addicted to: "식중독", "일산화탄소 중독", "농약 중독" are
+# poisonings, which the labels, the red flags and 119 answer, never a psychiatrist
+_ADDICTION = re.compile(r"(게임|알코올|알콜|술|도박|인터넷|스마트폰|휴대폰|핸드폰|쇼핑|마약|니코틴|담배|흡연|카페인"
+                        r"|성|섹스|쇼츠|유튜브|sns|SNS)\s?중독")
 
 
 def names_mind_condition(text: str) -> bool:
-    """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증", "게임 중독"):
-    what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`)."""
-    cleaned = _NOT_MIND.sub(" ", text)
-    return any(word in cleaned for word in MIND_WORDS)
+    """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증") or an addiction
+    ("게임 중독"): what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`)."""
+    return bool(_ADDICTION.search(text)) or any(word in text for word in MIND_WORDS if word != "중독")
 
 
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
