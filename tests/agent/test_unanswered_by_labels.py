@@ -41,5 +41,7 @@ def test_a_mental_health_question_naming_no_drug_is_sent_to_a_psychiatrist(make_
     result = runner.run("중학생 아들이 게임 중독 같은데 치료가 필요할까요?", "mind", variant="self_refine_heuristic")
     assert "정신건강의학과" in result.answer and "1577-0199" in result.answer
     assert not result.citations and result.trace["post_answer"] == "mind_care"
+    assert not result.trace.get("retrieval")   # decided before any search
     # a drug question keeps its label answer
-    assert runner.run("두통에 먹는 약", "mind2", variant="self_refine_heuristic").citations
+    drug = runner.run("두통에 먹는 약", "mind2", variant="self_refine_heuristic")
+    assert drug.citations and drug.trace["retrieval"]

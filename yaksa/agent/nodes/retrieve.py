@@ -89,6 +89,13 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
     return deps.searcher.focus_of(state["search_query"])
 
 
+def _mind_care(state: dict) -> bool:
+    """The question names a mental-health condition or an addiction and no drug or symptom the labels
+    treat (its focus, from the turn analysis, is general): see `names_mind_condition`."""
+    focus = state["analysis"].focus
+    return focus is not None and focus.mode == "general" and names_mind_condition(state["question"])
+
+
 def retrieve(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         router = state.get("router") or {}
@@ -103,6 +110,13 @@ def retrieve(deps: AgentDeps):
                 focus = replace(_focus_of(state, deps), population=post.population)
         elif deps.searcher.use_focus and _searches_the_question(state):
             focus = state["analysis"].focus
+        if state.get("iteration", 0) == 0 and not (post is not None and post.long) and _mind_care(state):
+            # decided before the search, like a care-only post: no label found would be quoted
+            question_focus = state["analysis"].focus
+            turn.notes["post_answer"] = "mind_care"
+            turn.notes["focus"] = question_focus.to_json()
+            return {"no_evidence": True, "answer": mind_care_reply(state["question"]), "citations": [],
+                    "verified": False, "focus": question_focus, "doc_ids_by_iteration": [[]]}
         result = deps.searcher.search(state["search_query"], k=state.get("k") or deps.searcher.params.k,
                                       recall_terms=router.get("recall_terms", ()),
                                       avoid_terms=router.get("avoid_terms", ()), focus=focus)
@@ -130,11 +144,6 @@ def retrieve(deps: AgentDeps):
             if focus is not None and focus.mode == "drug" and not citations:
                 # a named drug the data does not hold: say so, never answer from another product
                 update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
-            elif (focus is not None and focus.mode == "general" and not (post is not None and post.long)
-                  and names_mind_condition(state["question"])):
-                turn.notes["post_answer"] = "mind_care"
-                update.update(no_evidence=True, answer=mind_care_reply(state["question"]), citations=[],
-                              verified=False)
             elif (focus is not None and focus.mode == "general"
                   and unanswered_by_labels(state["question"], state.get("scope"), citations)):
                 # a message that names nothing medical and passed the scope stage on its likeness to the
