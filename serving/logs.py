@@ -130,10 +130,18 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+# libraries that log every call at INFO: MedCAT wrote four "Running component ..." lines per turn (each
+# formatted as JSON and queued), which say nothing an operator needs; their warnings still come through
+QUIET_LIBRARIES = ("medcat",)
+
+
 def service_logging_config() -> LoggingConfig:
     """Litestar's logging set-up (root and `litestar` loggers through its queue handler, so a log line
-    never blocks the event loop) with every line in JSON."""
-    return LoggingConfig(formatters={"standard": {"()": JsonFormatter}})
+    never blocks the event loop) with every line in JSON, chatty libraries at WARNING."""
+    config = LoggingConfig(formatters={"standard": {"()": JsonFormatter}})
+    for name in QUIET_LIBRARIES:
+        config.loggers[name] = {"level": "WARNING", "propagate": True}
+    return config
 
 
 def uvicorn_log_config(level: str = "info") -> dict[str, Any]:

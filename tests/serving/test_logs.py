@@ -106,3 +106,15 @@ def test_a_turn_logs_json_lines_under_its_request_id_without_question_or_user(se
     logged = "\n".join(lines)
     for secret in ("alice", "김민지", "010-1234-5678", "타이레놀", QUESTION):
         assert secret not in logged, secret
+
+
+def test_medcat_info_lines_stay_out_of_the_service_log(settings: Settings) -> None:
+    """MedCAT logged four "Running component ..." lines per turn at INFO; its warnings still count."""
+    from serving.logs import QUIET_LIBRARIES
+
+    with serving_client(settings):
+        for name in QUIET_LIBRARIES:
+            logger = logging.getLogger(name)
+            assert logger.getEffectiveLevel() == logging.WARNING
+            assert not logger.isEnabledFor(logging.INFO) and logger.isEnabledFor(logging.WARNING)
+        assert logging.getLogger("medcat.pipeline.pipeline").getEffectiveLevel() == logging.WARNING
