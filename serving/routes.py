@@ -157,6 +157,7 @@ async def chat(request: Request, state: State, data: JSONBody[ChatRequest]) -> R
                                   check_variant_name(data.variant, data.profile)),
         web=data.web,
         remember=not is_admin_grant(request),
+        live=data.stream,
     )
     require_user(request, turn.user_id)
     with admit(request) as admission:  # 429 past the key's in-flight limit; the turn's thread releases it

@@ -60,6 +60,8 @@ class TurnRequest:
     variant: str | None
     web: bool
     remember: bool = True  # False for the admin key: the turn reads and writes no profile (serving.auth)
+    live: bool = True      # the client reads status and token events as they happen (SSE); a JSON answer
+                           # (`stream=false`) does not, so its ~100 per turn never cross to the event loop
 
 
 def stopped_payload(exc: TurnStopped, admission: Admission | None, what: str = "answer") -> dict[str, Any]:
@@ -122,7 +124,8 @@ def start_turn(holder: RuntimeHolder, runtime: Runtime, request: TurnRequest,
         if loop.is_closed():
             return
         if name in LIVE_EVENTS:
-            loop.call_soon_threadsafe(queue.put_nowait, (name, payload))
+            if request.live:
+                loop.call_soon_threadsafe(queue.put_nowait, (name, payload))
         elif name == WEB_QUERY_EVENT:
             loop.call_soon_threadsafe(web.start, payload)
 

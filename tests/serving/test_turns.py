@@ -46,3 +46,24 @@ def test_web_references_arrive_as_their_own_event(settings: Settings, fake_tavil
     # never fed to generation (the fake page's text is "아세트아미노펜" repeated; a label answer never is)
     assert "example.org" not in answer and "아세트아미노펜 아세트아미노펜" not in answer
     assert [n for n, _ in events][-1] == "done"
+
+
+def test_a_json_answer_sends_no_live_events_to_the_event_loop(settings: Settings) -> None:
+    """`stream=false` reads only the final events: the turn's status and token events (~100 a turn)
+    are not handed to the event loop at all; a streamed turn gets every one."""
+    import asyncio
+
+    from serving.runtime import RuntimeHolder
+    from serving.turns import TurnRequest, start_turn
+
+    holder = RuntimeHolder(settings, fake_factory())
+
+    async def names(live: bool) -> list[str]:
+        await holder.reload()
+        request = TurnRequest("두통에 먹는 약", "alice", None, web=False, live=live)
+        return [name async for name, _ in start_turn(holder, holder.acquire(), request)]
+
+    streamed, collected = asyncio.run(names(True)), asyncio.run(names(False))
+    assert "status" in streamed and "token" in streamed and streamed[-1] == "done"
+    assert "status" not in collected and "token" not in collected
+    assert [n for n in streamed if n not in ("status", "token")] == collected
