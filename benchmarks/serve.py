@@ -265,7 +265,8 @@ async def compare(args: argparse.Namespace) -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="serve-compare-") as tmp:
         code = {"before": extract_revision(args.baseline_rev, Path(tmp) / "before-src"), "now": ROOT}
-        hidden = {"before": hide_modules(Path(tmp) / "before-hidden", BASELINE_WITHOUT), "now": None}
+        hidden = {"before": (hide_modules(Path(tmp) / "before-hidden", args.baseline_without)
+                             if args.baseline_without else None), "now": None}
         for workers in args.workers:
             for name, src in code.items():
                 folder = Path(tmp) / f"{name}-{workers}"
@@ -289,7 +290,8 @@ async def compare(args: argparse.Namespace) -> int:
                                   f"errors {r.errors} {r.error_kinds or ''}", flush=True)
                 finally:
                     stop_server(server)
-    print(f"\nbefore = {args.baseline_rev} without {', '.join(BASELINE_WITHOUT)}, now = this checkout; "
+    without = f" without {', '.join(args.baseline_without)}" if args.baseline_without else ""
+    print(f"\nbefore = {args.baseline_rev}{without}, now = this checkout; "
           f"{args.duration:g} s per run\n")
     print("| endpoint | concurrency | workers | before req/s | now req/s | now / before | before p95 ms | "
           "now p95 ms | errors (before/now) |")
@@ -303,7 +305,7 @@ async def compare(args: argparse.Namespace) -> int:
                 print(f"| /v1/{endpoint} | {c} | {workers} | {b['throughput_rps']:.1f} | {n['throughput_rps']:.1f} | "
                       f"{n['throughput_rps'] / b['throughput_rps']:.1f}× | {b['p95_ms']:.1f} | {n['p95_ms']:.1f} | "
                       f"{b['errors']}/{n['errors']} |")
-    write_json(args.out, {"baseline_rev": args.baseline_rev, "baseline_without": list(BASELINE_WITHOUT),
+    write_json(args.out, {"baseline_rev": args.baseline_rev, "baseline_without": list(args.baseline_without),
                           "duration_s": args.duration,
                           "max_requests": args.max_requests, "runs": rows})
     print(f"wrote {args.out}")
@@ -324,6 +326,9 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="start the before and now servers (module doc)")
     parser.add_argument("--baseline-rev", default=BASELINE_REV, help="git revision of the 'before' code")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="uvicorn workers (--compare)")
+    parser.add_argument("--baseline-without", nargs="*", default=list(BASELINE_WITHOUT),
+                        help="modules hidden from the baseline (--compare; default: those BASELINE_REV lacked; "
+                             "give none for a revision that had them)")
     parser.add_argument("--params", default=str(ROOT / "params.yaml"), help="project params (--compare)")
     args = parser.parse_args()
     if args.duration <= 0 or args.max_requests < 1 or min(args.concurrency) < 1 or min(args.workers) < 1:
