@@ -30,7 +30,10 @@ def test_offline_streams_the_extractive_answer(tylenol: list[Citation]) -> None:
     ledger = UsageLedger()
     result = generate(None, prompt, usage=ledger, on_token=tokens.append)
     assert result.source == "extractive" and result.error is None
-    assert result.text == extractive_answer(QUESTION, tylenol, "75세") == "".join(tokens) and len(tokens) > 10
+    assert result.text == extractive_answer(QUESTION, tylenol, "75세") == "".join(tokens) and len(tokens) > 2
+    # one piece per sentence (or citation, or paragraph), not per word: each is an SSE event
+    assert len(tokens) < len(result.text.split()) / 3
+    assert all(t.rstrip().endswith((".", "!", "?", "]")) or "\n" not in t for t in tokens[:-1])
     assert [(r.role, r.model, r.fallback) for r in ledger.records] == [("generator", None, "extractive")]
 
 

@@ -1,7 +1,9 @@
 """Generate the answer: streamed from the LLM, or the extractive answer when there is none.
 
 Why the fallback also streams: the chat page shows tokens as they come; offline the extractive answer
-is emitted word by word through the same `on_token`, so callers have one code path. If the LLM
+is emitted sentence by sentence through the same `on_token`, so callers have one code path. (It was
+emitted word by word, ~100 events a turn, each an SSE event the server writes and the client parses,
+for an answer that exists whole before the first is sent.) If the LLM
 stream breaks after some tokens were sent, the extractive answer follows them; the final `answer`
 event (the returned text) is what the client must keep.
 """
@@ -19,13 +21,15 @@ from yaksa.llm.results import Generation
 from yaksa.llm.usage import UsageLedger
 
 FALLBACK = "extractive"
-_WORD_BOUNDARY = re.compile(r"(?<=\s)(?=\S)")
+# after a sentence's end (다. 요. ! ? or a citation "[문서 1]") and the spaces or newlines that follow it
+_SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?\]]\s)(?=\S)|(?<=\n)(?=[^\n])")
 
 
-def _emit_words(text: str, on_token: Callable[[str], None] | None) -> None:
+def _emit_sentences(text: str, on_token: Callable[[str], None] | None) -> None:
     if on_token is not None:
-        for piece in _WORD_BOUNDARY.split(text):
-            on_token(piece)
+        for piece in _SENTENCE_BOUNDARY.split(text):
+            if piece:
+                on_token(piece)
 
 
 def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageLedger,
@@ -41,5 +45,5 @@ def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageL
             error = str(exc)
     usage.mark_fallback("generator", FALLBACK, error)
     text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary, post=prompt.post)
-    _emit_words(text, on_token)
+    _emit_sentences(text, on_token)
     return Generation(text, FALLBACK, error, dict(prompt.tokens_by_section))
