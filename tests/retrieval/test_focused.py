@@ -163,3 +163,20 @@ def test_age_words_that_are_not_old_age_do_not_read_as_elderly() -> None:
 
     assert "elderly" not in find_population("나이가 어려서 약을 못 삼켜요")
     assert "elderly" not in find_population("29살인데 두통이 심해요")
+
+
+@pytest.mark.parametrize("question", ["나이 들어서 밤에 자꾸 깨요", "요즘 밤에 자꾸 깨요", "새벽에 자주 깨요"])
+def test_waking_at_night_is_insomnia(question: str) -> None:
+    """"나이 들어서 밤에 자꾸 깨요" named no symptom and was refused as off-topic."""
+    from yaksa.lexicon.focus import named_symptoms
+
+    assert "불면" in named_symptoms(question)
+
+
+def test_an_older_persons_symptom_question_asks_for_the_cautions() -> None:
+    """Doxylamine's adult dose came first for "나이 들어서 밤에 자꾸 깨요"; its label says who must not take it
+    (prostate, glaucoma), which is what an older asker needs first."""
+    from yaksa.lexicon.section_intent import classify_korean
+
+    assert classify_korean("나이 들어서 밤에 자꾸 깨요", default="efficacy", symptom=True).name == "precautions"
+    assert classify_korean("요즘 밤에 자꾸 깨요", default="efficacy", symptom=True).name == "efficacy"

@@ -49,8 +49,9 @@ KO_SECTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 # Who or what the question is careful about: a caution question even when it names a symptom.
 # 술 is alcohol, not 입술 (lips: "입술에 물집" was read as a caution question), 기술, 미술, 예술, 마술.
-CAUTION_CONTEXT = (r"임신|임산부|임부|수유|모유|노인|어르신|고령|운전|(?<![입기미예마])술|음주|햇빛|햇볕|자외선|"
-                   r"주의|조심|경고|금기")
+# "나이 들어서", "연세 드신": how people say old age (the focus reads them as elderly too)
+CAUTION_CONTEXT = (r"임신|임산부|임부|수유|모유|노인|어르신|고령|나이\s*(가\s*)?(들|드)|연세|연로|노년|노령|운전|"
+                   r"(?<![입기미예마])술|음주|햇빛|햇볕|자외선|주의|조심|경고|금기")
 
 # Checked in this order; the first match is the primary intent. Specific asks (storage, side effects,
 # interactions, dose) come before the broad "is it safe" cues, which almost every question carries.
