@@ -45,3 +45,17 @@ def test_a_mental_health_question_naming_no_drug_is_sent_to_a_psychiatrist(make_
     # a drug question keeps its label answer
     drug = runner.run("두통에 먹는 약", "mind2", variant="self_refine_heuristic")
     assert drug.citations and drug.trace["retrieval"]
+
+
+def test_a_short_question_asking_only_the_cause_is_sent_to_a_doctor(make_runner) -> None:
+    """A real parent's "4살 ... 입냄새가 심하게 납니다 원인은 무엇일까요?" got a lozenge's cautions and
+    painkillers' side-effect lists; an examination answers it, no label does."""
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    result = runner.run("4살 유아인데 아침에 입냄새가 심하게 납니다 원인은 무엇일까요?", "cause",
+                        variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "cause_care" and not result.citations
+    assert "소아청소년과" in result.answer and not result.trace.get("retrieval")
+    adult = runner.run("입냄새 원인이 뭘까요?", "cause2", variant="self_refine_heuristic")
+    assert adult.trace["post_answer"] == "cause_care" and "소아청소년과" not in adult.answer
+    # a symptom the labels treat, or a medicine asked about, keeps its label answer
+    assert runner.run("두통 원인이 뭐예요?", "cause3", variant="self_refine_heuristic").citations

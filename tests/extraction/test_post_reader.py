@@ -184,3 +184,14 @@ def test_reading_is_frozen() -> None:
     with pytest.raises(AttributeError):
         reading.long = False  # type: ignore[misc]
     assert reading.to_json()["person"]["population"] == ["adult"]
+
+
+def test_a_short_question_asking_only_the_cause() -> None:
+    from yaksa.extraction.post_reader import asks_only_the_cause
+
+    assert asks_only_the_cause("4살 유아인데 아침에 입냄새가 심하게 납니다 원인은 무엇일까요?")
+    assert asks_only_the_cause("손이 자꾸 떨리는데 무슨 병일까요?")
+    assert not asks_only_the_cause("입냄새 없애는 약 있나요?")             # a medicine question
+    assert not asks_only_the_cause("두통약 먹어도 원인이 안 없어져요")        # names a medicine
+    assert not asks_only_the_cause("입냄새가 심해요")                        # asks no cause
+    assert not asks_only_the_cause("가" * 200 + " 원인은 무엇일까요?")      # a long post has its own reader

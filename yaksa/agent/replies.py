@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from yaksa.extraction.post_reader import PostReading
+from yaksa.lexicon.focus import find_population
 from yaksa.llm.offline.extractive import care_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
@@ -36,6 +37,18 @@ def care_reply(post: PostReading) -> str:
     """A long post whose every question needs a doctor and that names no medicine: said plainly, with
     where to go (`yaksa.llm.offline.extractive.care_note`); no drug label is quoted, since none answers it."""
     return care_note(post)
+
+
+def cause_care_reply(text: str) -> str:
+    """A short question that asks only what causes a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?"):
+    an examination answers it, no label does (a lozenge's cautions and painkillers' side effects were quoted)."""
+    child = bool({"child", "infant"} & set(find_population(text)))
+    if _HANGUL.search(text):
+        where = "소아청소년과" if child else "병원"
+        return ("물으신 증상의 원인이나 병명은 진찰을 받아야 알 수 있어 의약품 허가 정보로는 답할 수 없습니다. "
+                f"{where}에서 진료를 받아 보세요. 증상이 심해지거나 오래가면 미루지 마세요. {SAFETY_LINE_KO}")
+    return ("What causes a complaint is found out by an examination; the medicine labels I answer from cannot "
+            f"tell. Please see a doctor{' (a paediatrician for a child)' if child else ''}. {SAFETY_LINE_EN}")
 
 
 def mind_care_reply(text: str) -> str:

@@ -320,6 +320,17 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+# a short question that asks only what is wrong: the cause or the name of an illness ("입냄새가 심한데 원인은
+# 무엇일까요?"), which a doctor's examination answers and no drug label does
+_CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지|왜\s*(?:이런|그런|이러|그러|자꾸)")
+
+
+def asks_only_the_cause(question: str) -> bool:
+    """A short question asking for the cause or the name of an illness and naming no medicine (no
+    drug word, taking, dosing or applying): the drug labels cannot answer it."""
+    return not is_long(question) and question_kind(question) != "medicine" and bool(_CAUSE.search(question))
+
+
 def question_kind(sentence: str, linker: Linker | None = None) -> str:
     """medicine | care | other (see `Question`); a drug the sentence names makes it a medicine question."""
     if _MEDICINE.search(sentence) or (linker is not None and linker(sentence).mentions):

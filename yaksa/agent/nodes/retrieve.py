@@ -13,7 +13,9 @@ and whose search found only drug labels sharing no word with it is told the data
 label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A question about a
 mental-health condition that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?",
 `names_mind_condition`) is sent to 정신건강의학과 with the crisis line instead of being answered from
-whatever label shared a word with it (it got a naproxen side-effect list).
+whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
+of a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?", `asks_only_the_cause`) is sent to a doctor
+(소아청소년과 for a child). Both are decided before any search.
 
 A red flag whose advice is "go now, do not treat at home first" (`withhold_doses`: a feverish newborn,
 someone who took too many pills) is answered from the labels' cautions only (who must not take it:
@@ -29,8 +31,9 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.focus_notice import no_evidence, nothing_named
-from yaksa.agent.replies import care_reply, mind_care_reply
+from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.post_reader import asks_only_the_cause
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import safety_line
@@ -89,11 +92,18 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
     return deps.searcher.focus_of(state["search_query"])
 
 
-def _mind_care(state: dict) -> bool:
-    """The question names a mental-health condition or an addiction and no drug or symptom the labels
-    treat (its focus, from the turn analysis, is general): see `names_mind_condition`."""
-    focus = state["analysis"].focus
-    return focus is not None and focus.mode == "general" and names_mind_condition(state["question"])
+def _short_care(state: dict) -> tuple[str, Any] | None:
+    """A short question naming no drug or symptom the labels treat (its focus, from the turn analysis, is
+    general) that no label answers: a mental-health condition or an addiction (`names_mind_condition`),
+    or only the cause of a complaint (`asks_only_the_cause`). The trace's name and the reply; None else."""
+    focus, question = state["analysis"].focus, state["question"]
+    if focus is None or focus.mode != "general":
+        return None
+    if names_mind_condition(question):
+        return "mind_care", mind_care_reply
+    if focus.lang == "ko" and asks_only_the_cause(question):
+        return "cause_care", cause_care_reply
+    return None
 
 
 def retrieve(deps: AgentDeps):
@@ -110,12 +120,14 @@ def retrieve(deps: AgentDeps):
                 focus = replace(_focus_of(state, deps), population=post.population)
         elif deps.searcher.use_focus and _searches_the_question(state):
             focus = state["analysis"].focus
-        if state.get("iteration", 0) == 0 and not (post is not None and post.long) and _mind_care(state):
+        care = _short_care(state) if state.get("iteration", 0) == 0 and not (post is not None and post.long) else None
+        if care is not None:
             # decided before the search, like a care-only post: no label found would be quoted
+            kind, reply = care
             question_focus = state["analysis"].focus
-            turn.notes["post_answer"] = "mind_care"
+            turn.notes["post_answer"] = kind
             turn.notes["focus"] = question_focus.to_json()
-            return {"no_evidence": True, "answer": mind_care_reply(state["question"]), "citations": [],
+            return {"no_evidence": True, "answer": reply(state["question"]), "citations": [],
                     "verified": False, "focus": question_focus, "doc_ids_by_iteration": [[]]}
         result = deps.searcher.search(state["search_query"], k=state.get("k") or deps.searcher.params.k,
                                       recall_terms=router.get("recall_terms", ()),
