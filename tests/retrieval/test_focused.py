@@ -180,3 +180,11 @@ def test_an_older_persons_symptom_question_asks_for_the_cautions() -> None:
 
     assert classify_korean("나이 들어서 밤에 자꾸 깨요", default="efficacy", symptom=True).name == "precautions"
     assert classify_korean("요즘 밤에 자꾸 깨요", default="efficacy", symptom=True).name == "efficacy"
+
+
+def test_may_they_take_it_asks_for_the_cautions_for_an_older_or_pregnant_person(catalog: DrugCatalog) -> None:
+    """"75세 아버지가 밤에 자꾸 깨시는데 수면유도제 드셔도 되나요?" got doxylamine's adult dose; for the people
+    the labels single out, "드셔도 되나요" asks who must not take it."""
+    older = analyse("75세 아버지가 밤에 자꾸 깨시는데 수면유도제 드셔도 되나요?", catalog)
+    assert older.mode == "symptom" and "elderly" in older.population and older.intent.name == "precautions"
+    assert analyse("밤에 자꾸 깨는데 수면유도제 먹어도 되나요?", catalog).intent.name == "efficacy"

@@ -140,6 +140,8 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     return tuple(t for _, t in sorted(found))
 
 
+# people the labels' cautions single out: "드셔도 되나요" for them asks for the cautions (section_intent)
+CAREFUL_POPULATIONS = frozenset({"elderly", "pregnant", "breastfeeding"})
 ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
 ELDERLY_AGE = 65
 # an age said of the person ("29살", "만 6세"), not a bound of a label or a time ("15세 이상", "5살 때")
@@ -178,17 +180,19 @@ def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
     rules = load_focus_rules()
     linking = catalog.link(question) if catalog is not None else Linking()
     symptoms, classes = find_symptoms(question, rules)
+    population = find_population(question, rules)
+    careful = bool(CAREFUL_POPULATIONS & set(population))
     if linking.named:
         mode = "drug"
-        intent = classify_intent(question, default="efficacy", symptom=bool(symptoms))
+        intent = classify_intent(question, default="efficacy", symptom=bool(symptoms), careful=careful)
         seqs = tuple(p.item_seq for p in linking.products)
     elif symptoms:
         mode = "symptom"
-        intent = classify_intent(question, default="efficacy", symptom=True)
+        intent = classify_intent(question, default="efficacy", symptom=True, careful=careful)
         seqs = ()
     else:
         mode = "general"
         intent = classify_intent(question)
         seqs = ()
-    return Focus(question, "ko", mode, intent, linking, symptoms, classes, find_population(question, rules),
+    return Focus(question, "ko", mode, intent, linking, symptoms, classes, population,
                  find_route(question, rules), seqs)

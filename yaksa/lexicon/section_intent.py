@@ -141,12 +141,15 @@ def asks_side_effects(question: str) -> bool:
     return ASKS_SIDE_EFFECTS.search(question) is not None
 
 
-def classify_korean(question: str, default: str | None = None, symptom: bool = False) -> SectionIntent:
+def classify_korean(question: str, default: str | None = None, symptom: bool = False,
+                    careful: bool = False) -> SectionIntent:
     """The Korean intent of `question`; `default` when no cue matches.
 
     `symptom`: the question names a symptom. "두통이 있는데 타이레놀 먹어도 되나요" asks whether the
     drug treats the symptom first, so a bare "먹어도 되나요" then means efficacy, with the precautions
-    as the secondary sections.
+    as the secondary sections. `careful`: the question is for someone the labels single out (an older,
+    pregnant or breastfeeding person: "75세 아버지가 밤에 자꾸 깨시는데 수면유도제 드셔도 되나요?"), so
+    "드셔도 되나요" keeps asking for the cautions.
     """
     hits = [(name, m.group(0)) for name, pattern in KO_CUES for m in [pattern.search(question)] if m]
     if not hits:
@@ -155,7 +158,7 @@ def classify_korean(question: str, default: str | None = None, symptom: bool = F
         primary, secondary = KO_SECTIONS[default]
         return SectionIntent(default, primary, secondary, ())
     name, cue = hits[0]
-    if name == "precautions" and symptom and not re.search(
+    if name == "precautions" and symptom and not careful and not re.search(
             CAUTION_CONTEXT, question):
         name = "efficacy"
         primary, _ = KO_SECTIONS[name]
@@ -173,10 +176,11 @@ def classify_english(question: str) -> SectionIntent:
     return SectionIntent(None, lang="en")
 
 
-def classify_intent(question: str, default: str | None = None, symptom: bool = False) -> SectionIntent:
+def classify_intent(question: str, default: str | None = None, symptom: bool = False,
+                    careful: bool = False) -> SectionIntent:
     """Korean section intent for Hangul questions, MedQuAD question type otherwise."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty string")
     if HANGUL.search(question):
-        return classify_korean(question, default, symptom)
+        return classify_korean(question, default, symptom, careful)
     return classify_english(question)
