@@ -57,3 +57,14 @@ def test_correction_with_nothing_supported(aspirin_en: list[Citation]) -> None:
     assert fixed == f"Nothing in this answer could be confirmed by the source documents.\n\n{SAFETY_LINE_EN}"
     assert verify_rules(fixed, aspirin_en).verdict == "PASS"
     assert rule_correct("500mg 드세요", []).endswith(SAFETY_LINE_KO)
+
+
+def test_saying_no_document_answers_is_no_uncited_claim(tylenol: list[Citation]) -> None:
+    """A long post about a child whose labels were all adult-only got the see-a-doctor note and "no
+    document answers this"; flagged as uncited, the correction dropped the note with it."""
+    from yaksa.llm.offline.extractive import NO_EVIDENCE_KO
+
+    answer = f"{NO_EVIDENCE_KO}\n\n복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."
+    assert verify_rules(answer, tylenol).verdict == "PASS"
+    claim = "이 약은 하루 세 번 먹습니다.\n\n복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."
+    assert verify_rules(claim, tylenol).verdict == "FAIL"   # an uncited claim still fails

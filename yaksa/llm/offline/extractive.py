@@ -143,7 +143,7 @@ def _quoted(question: str) -> str:
     return text if len(text) <= QUOTED_QUESTION_CHARS else text[:QUOTED_QUESTION_CHARS].rstrip() + "…"
 
 
-def care_note(post: PostReading) -> str:
+def care_note(post: PostReading, labels_follow: bool = True) -> str:
     """The questions of a long post that no drug label answers (its cause, a diagnosis, which department
     or test), named and sent to a doctor; "" when it has none. It ends with the consult phrase, so the
     rule verifier takes it as the consult paragraph it is, not as an uncited claim."""
@@ -153,7 +153,7 @@ def care_note(post: PostReading) -> str:
     quoted = " / ".join(f'"{_quoted(q)}"' for q in asked[:MAX_QUOTED_QUESTIONS])
     tried = (f" 이미 {', '.join(post.tried[:3])}을(를) 써 보셨는데도 나아지지 않았다면 더욱 진료가 필요합니다."
              if post.tried else "")
-    rest = " 아래는 글에 나온 약의 허가 정보입니다." if post.care_only and post.medicines else ""
+    rest = " 아래는 글에 나온 약의 허가 정보입니다." if labels_follow and post.care_only and post.medicines else ""
     return (f"글에서 물으신 {quoted}은(는) 증상의 원인이나 진단, 진료과·검사에 관한 질문이라 의약품 허가 정보로는 "
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
@@ -207,6 +207,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         used.append(citation)
         paragraphs.append(_paragraph(citation, picked, matched, korean))
     if not paragraphs:  # every sentence was for adults, and the question is about a child
+        note = [care_note(post, labels_follow=False)] if note else []   # no label follows after all
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])

@@ -2,8 +2,9 @@
 
 Why rules even when an LLM verifies: an invented dose is the one error that must never reach a user,
 and a deterministic check of it costs nothing. FAIL reasons:
-  * a content paragraph without a `[문서 N]` citation (short headings, the consult line and the
-    corrector's "nothing could be confirmed" statement are exempt);
+  * a content paragraph without a `[문서 N]` citation (short headings, the consult line, the
+    corrector's "nothing could be confirmed" and the extractive answer's "no document answers this"
+    statements are exempt);
   * a `[문서 N]` that names no retrieved document;
   * a number+unit (500mg, 1회 2정, 3회) that the cited documents do not contain;
   * no consult line ("전문가와 꼭 상담하세요").
@@ -18,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.extractive import NO_EVIDENCE_EN, NO_EVIDENCE_KO
 from yaksa.llm.results import Verification
 from yaksa.llm.safety import (
     CITATION,
@@ -34,6 +36,10 @@ HEADING_MAX_CHARS = 40
 MIN_ATTACH_OVERLAP = 0.3   # share of a paragraph's grams a document must contain to be cited for it
 NOTHING_SUPPORTED_KO = "근거 문서로 확인되는 내용이 없어 답변을 드리기 어렵습니다."
 NOTHING_SUPPORTED_EN = "Nothing in this answer could be confirmed by the source documents."
+# statements that nothing is claimed: no citation to check. The extractive answer says NO_EVIDENCE when
+# no sentence could be quoted for the person (a child and only adult-only labels): flagged as uncited,
+# the corrector then dropped the see-a-doctor note of a long post along with it
+NOTHING_FOUND = frozenset({NOTHING_SUPPORTED_KO, NOTHING_SUPPORTED_EN, NO_EVIDENCE_KO, NO_EVIDENCE_EN})
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
@@ -61,7 +67,7 @@ def verify_rules(answer: str, evidence: Sequence[Citation]) -> Verification:
         for n in dict.fromkeys(numbers):
             if n not in by_n:
                 problems.append(f"문단 {i}: [문서 {n}]은(는) 검색된 문서에 없습니다.")
-        exempt = has_safety_line(para) or _is_heading(para) or para in (NOTHING_SUPPORTED_KO, NOTHING_SUPPORTED_EN)
+        exempt = has_safety_line(para) or _is_heading(para) or para in NOTHING_FOUND
         if evidence and not numbers and not exempt:
             problems.append(f"문단 {i}에 [문서 N] 인용이 없습니다: {para[:60]!r}")
         cited = [by_n[n] for n in numbers if n in by_n] or list(evidence)
