@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.agent.steps import END, StepGraph, StepLimitExceeded, always
+from yaksa.agent.steps import END, StepGraph, StepLimitExceeded, always, branch
 
 KEYS = frozenset({"n", "seen", "done"})
 
@@ -15,7 +15,7 @@ def _count(state: dict, _ctx: object) -> dict:
 
 def test_nodes_run_in_route_order_and_updates_merge() -> None:
     graph = StepGraph({"a": _count, "b": lambda s, _c: {"done": True}},
-                      {"a": lambda s: "a" if s["n"] < 3 else "b", "b": always(END)}, start="a", keys=KEYS)
+                      {"a": branch("a", "b")(lambda s: "a" if s["n"] < 3 else "b"), "b": always(END)}, start="a", keys=KEYS)
     given = {"n": 0}
     final = graph.invoke(given, None)
     assert final == {"n": 3, "seen": [0, 1, 2], "done": True}
@@ -49,7 +49,18 @@ def test_a_routing_loop_stops_at_the_step_limit() -> None:
 def test_undeclared_keys_and_unknown_nodes_are_errors() -> None:
     with pytest.raises(KeyError, match="typo"):
         StepGraph({"a": lambda s, c: {"typo": 1}}, {"a": always(END)}, start="a", keys=KEYS).invoke({}, None)
-    with pytest.raises(ValueError, match="no node"):
-        StepGraph({"a": _count}, {"a": always("nowhere")}, start="a", keys=KEYS).invoke({}, None)
+    with pytest.raises(ValueError, match="do not exist"):
+        StepGraph({"a": _count}, {"a": always("nowhere")}, start="a", keys=KEYS)
     with pytest.raises(ValueError, match="without a route"):
         StepGraph({"a": _count, "b": _count}, {"a": always(END)}, start="a", keys=KEYS)
+
+
+def test_a_route_choosing_a_node_it_did_not_declare_fails_the_turn() -> None:
+    """As LangGraph's conditional edges: a forgotten or typo'd edge is an error, not an unplanned path."""
+    graph = StepGraph({"a": _count, "b": _count, "c": _count},
+                      {"a": branch("b", END)(lambda s: "c"), "b": always(END), "c": always(END)},
+                      start="a", keys=KEYS)
+    with pytest.raises(ValueError, match="not among its declared targets"):
+        graph.invoke({}, None)
+    with pytest.raises(ValueError, match="at least one target"):
+        branch()

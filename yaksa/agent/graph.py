@@ -37,7 +37,7 @@ from yaksa.agent.nodes.scope import scope
 from yaksa.agent.nodes.similarity import check_similarity, store_response
 from yaksa.agent.nodes.verify import correct_answer, needs_correction, verify_answer
 from yaksa.agent.state import AgentState
-from yaksa.agent.steps import END, StepGraph, always
+from yaksa.agent.steps import END, StepGraph, always, branch
 from yaksa.agent.turn import instrumented
 
 NODES = ("scope", "resolve_followup", "check_similarity", "classify_intent", "extract_slots", "store_memory",
@@ -55,39 +55,49 @@ def build_graph(deps: AgentDeps) -> StepGraph:
     }
     nodes = {name: instrumented(name, factories[name](deps)) for name in NODES}
 
+    @branch("store_response", "classify_intent", "resolve_followup")
     def after_scope(s: dict) -> str:
         if s.get("blocked"):
             return "store_response"
         return "classify_intent" if s.get("greeting") else "resolve_followup"
 
+    @branch("store_response", "check_similarity")
     def after_followup(s: dict) -> str:
         return "store_response" if s.get("intent") == "clarify" else "check_similarity"
 
+    @branch("extract_slots", "store_response", "classify_intent")
     def after_similarity(s: dict) -> str:
         if s.get("cache_hit"):  # the answer is cached, the user's own facts in this message are not
             return "extract_slots" if s["flags"].mode == "rag" else "store_response"
         return "classify_intent"
 
+    @branch("store_response", "assemble_context", "extract_slots")
     def after_intent(s: dict) -> str:
         if s.get("intent") == "chitchat":
             return "store_response"
         return "assemble_context" if s["flags"].mode == "llm" else "extract_slots"
 
+    @branch("store_response", "assemble_context")
     def after_memory(s: dict) -> str:
         return "store_response" if s.get("cache_hit") or s.get("intent") == "statement" else "assemble_context"
 
+    @branch("generate_answer", "retrieve")
     def after_context(s: dict) -> str:
         return "generate_answer" if s["flags"].mode == "llm" else "retrieve"
 
+    @branch("store_response", "generate_answer")
     def after_retrieve(s: dict) -> str:
         return "store_response" if s.get("no_evidence") else "generate_answer"
 
+    @branch("verify", "refine")
     def after_generate(s: dict) -> str:
         return "verify" if s["flags"].verify else "refine"
 
+    @branch("correct", "refine")
     def after_verify(s: dict) -> str:
         return "correct" if needs_correction(s, deps) else "refine"
 
+    @branch("store_response", "assemble_context")
     def after_quality(s: dict) -> str:
         return "store_response" if s.get("stop_reason") else "assemble_context"
 

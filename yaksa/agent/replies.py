@@ -9,9 +9,9 @@ statement at all is decided by `yaksa.extraction.speech_act.message_kind`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading
-from yaksa.lexicon.focus import find_population
 from yaksa.llm.offline.extractive import care_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
@@ -39,10 +39,11 @@ def care_reply(post: PostReading) -> str:
     return care_note(post)
 
 
-def cause_care_reply(text: str) -> str:
+def cause_care_reply(text: str, population: Sequence[str] = ()) -> str:
     """A short question that asks only what causes a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?"):
-    an examination answers it, no label does (a lozenge's cautions and painkillers' side effects were quoted)."""
-    child = bool({"child", "infant"} & set(find_population(text)))
+    an examination answers it, no label does (a lozenge's cautions and painkillers' side effects were quoted).
+    `population` is the turn's focus's (the question is not read for it again)."""
+    child = bool({"child", "infant"} & set(population))
     if _HANGUL.search(text):
         where = "소아청소년과" if child else "병원"
         return ("물으신 증상의 원인이나 병명은 진찰을 받아야 알 수 있어 의약품 허가 정보로는 답할 수 없습니다. "

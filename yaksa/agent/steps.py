@@ -8,6 +8,11 @@ turns on the test bundle, 2026-11-27: ~13 of ~22 ms). What the graph used of it 
 gets a copy of the state (what it changes in place is not kept; only what it returns is), its update
 replaces those keys (the last value wins, as LangGraph's default channels did), and a turn stops at
 END or, looping between verify/correct or quality_check/assemble_context, after `step_limit` steps.
+
+Each route declares the nodes it may choose (`branch`, `always`), as LangGraph's conditional edges
+did: the graph checks at construction that they exist, and at run time that a route chose one of its
+own, so a route returning a node it never declared (a typo'd or forgotten edge) fails the turn at
+once rather than running an unplanned path.
 """
 
 from __future__ import annotations
@@ -19,7 +24,33 @@ from typing import Any
 END = "__end__"
 
 Node = Callable[[dict, Any], dict | None]    # (state, context) -> the keys it sets
-Route = Callable[[dict], str]                 # state after the node -> the next node's name or END
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where to go after a node: `choose` (state after the node -> a node's name or END), and every
+    name it may return (`targets`)."""
+
+    choose: Callable[[dict], str]
+    targets: frozenset[str]
+
+    def __call__(self, state: dict) -> str:
+        name = self.choose(state)
+        if name not in self.targets:
+            raise ValueError(f"a route chose {name!r}, which is not among its declared targets {sorted(self.targets)}")
+        return name
+
+
+def branch(*targets: str) -> Callable[[Callable[[dict], str]], Route]:
+    """Decorate a routing function with the names it may return: `@branch("retrieve", END)`."""
+    if not targets:
+        raise ValueError("a route needs at least one target")
+    return lambda choose: Route(choose, frozenset(targets))
+
+
+def always(name: str) -> Route:
+    """The route of a node with one fixed successor."""
+    return Route(lambda _state: name, frozenset({name}))
 
 
 class StepLimitExceeded(RuntimeError):
@@ -35,7 +66,8 @@ class StepGraph:
     step_limit: int = 60
 
     def __post_init__(self) -> None:
-        unknown = (set(self.routes) | {self.start}) - set(self.nodes)
+        targets = {t for route in self.routes.values() for t in route.targets} - {END}
+        unknown = (set(self.routes) | {self.start} | targets) - set(self.nodes)
         if unknown:
             raise ValueError(f"routes name nodes that do not exist: {sorted(unknown)}")
         missing = set(self.nodes) - set(self.routes)
@@ -55,16 +87,9 @@ class StepGraph:
             name = self.routes[name](current)
             if name == END:
                 return current
-            if name not in self.nodes:
-                raise ValueError(f"the route after a node chose {name!r}, which is no node")
         raise StepLimitExceeded(f"the turn did not end within {self.step_limit} steps")
 
     def _check_keys(self, who: str, update: Mapping[str, Any]) -> None:
         unknown = set(update) - self.keys
         if unknown:
             raise KeyError(f"{who} set keys the state does not declare: {sorted(unknown)}")
-
-
-def always(name: str) -> Route:
-    """The route of a node with one fixed successor."""
-    return lambda _state: name

@@ -102,7 +102,7 @@ def _short_care(state: dict) -> tuple[str, Any] | None:
     if names_mind_condition(question):
         return "mind_care", mind_care_reply
     if focus.lang == "ko" and asks_only_the_cause(question):
-        return "cause_care", cause_care_reply
+        return "cause_care", lambda text: cause_care_reply(text, focus.population)
     return None
 
 
