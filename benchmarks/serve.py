@@ -93,8 +93,18 @@ async def _chat(client: httpx.AsyncClient, i: int, user: str) -> str | None:
         return None if last == "done" else f"stream ended with {last}"
 
 
+def user_ids(user: str, users: int) -> list[str]:
+    """The user ids the clients ask as: `user` alone, or `user-0` .. `user-{users-1}` (client k asks as
+    id k mod users). Why more than one: a turn's profile and history writes are serialised per user
+    (SQLite: one writer; PostgreSQL: a per-user advisory lock), so eight clients sharing one id measure
+    one person sending eight messages at once, not eight people."""
+    if users < 1:
+        raise ValueError(f"--users must be >= 1, got {users}")
+    return [user] if users == 1 else [f"{user}-{k}" for k in range(users)]
+
+
 async def run(url: str, endpoint: str, concurrency: int, duration: float, max_requests: int,
-              headers: dict[str, str], user: str) -> RunReport:
+              headers: dict[str, str], user: str, users: int = 1) -> RunReport:
     call = {"search": _search, "chat": _chat}[endpoint]
     latencies: list[float] = []
     errors: Counter[str] = Counter()
@@ -104,20 +114,22 @@ async def run(url: str, endpoint: str, concurrency: int, duration: float, max_re
         start = time.perf_counter()
         deadline = start + duration
 
-        async def worker() -> None:
+        ids = user_ids(user, users)
+
+        async def worker(k: int) -> None:
             nonlocal sent
             while time.perf_counter() < deadline and sent < max_requests:
                 i, sent = sent, sent + 1
                 t = time.perf_counter()
                 try:
-                    error = await call(client, i, user)
+                    error = await call(client, i, ids[k % len(ids)])
                 except httpx.HTTPError as exc:
                     error = type(exc).__name__
                 latencies.append((time.perf_counter() - t) * 1000)
                 if error:
                     errors[error] += 1
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await asyncio.gather(*(worker(k) for k in range(concurrency)))
         seconds = time.perf_counter() - start
     p50, p95, p99 = np.percentile(latencies, [50, 95, 99]) if latencies else (0.0, 0.0, 0.0)
     return RunReport(endpoint, concurrency, len(latencies), sum(errors.values()), dict(errors), round(seconds, 3),
@@ -153,7 +165,8 @@ async def main_async(args: argparse.Namespace) -> int:
     reports = []
     for endpoint in args.endpoints:
         for c in args.concurrency:
-            report = await run(args.url, endpoint, c, args.duration, args.max_requests, headers, args.user_id)
+            report = await run(args.url, endpoint, c, args.duration, args.max_requests, headers, args.user_id,
+                               args.users)
             reports.append(report)
             print(f"{endpoint:6s} c={c:<3d} {report.requests:6d} req {report.throughput_rps:8.1f} req/s  "
                   f"p50 {report.p50_ms:7.1f}  p95 {report.p95_ms:7.1f}  p99 {report.p99_ms:7.1f} ms  "
@@ -283,7 +296,7 @@ async def compare(args: argparse.Namespace) -> int:
                         raise
                     for endpoint in args.endpoints:
                         for c in args.concurrency:
-                            r = await run(url, endpoint, c, args.duration, args.max_requests, {}, args.user_id)
+                            r = await run(url, endpoint, c, args.duration, args.max_requests, {}, args.user_id, args.users)
                             rows.append({"code": name, "workers": workers, "bundle_version": version, **asdict(r)})
                             print(f"{name:6s} workers={workers} {endpoint:6s} c={c:<3d} {r.requests:6d} req "
                                   f"{r.throughput_rps:8.1f} req/s  p50 {r.p50_ms:7.1f}  p95 {r.p95_ms:7.1f} ms  "
@@ -321,6 +334,8 @@ def main() -> None:
     parser.add_argument("--endpoints", nargs="+", choices=["search", "chat"], default=["search", "chat"])
     parser.add_argument("--api-key", default=os.environ.get("YAKSA_BENCH_KEY", ""))
     parser.add_argument("--user-id", default="bench-user")
+    parser.add_argument("--users", type=int, default=1,
+                        help="spread the clients over this many user ids (`user_ids`); 1: all ask as --user-id")
     parser.add_argument("--out", type=Path, default=None,
                         help="JSON report (default benchmarks/results/serve.json, serve-compare.json with --compare)")
     parser.add_argument("--compare", action="store_true", help="start the before and now servers (module doc)")
