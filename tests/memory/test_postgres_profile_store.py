@@ -179,3 +179,47 @@ def test_postgres_a_failed_write_leaves_nothing_and_the_connection_usable(store:
     with db.read() as con:
         assert con.execute("SELECT count(*) FROM profile_items").fetchone() == (0,)
     assert store.add("u1", [SlotItem("symptoms", "기침")], at=T0) == 1   # the pooled connections still work
+
+
+def test_postgres_a_write_holds_the_user_lock_for_two_or_three_messages(store: ProfileStore,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Statements nothing reads travel with the next one or the COMMIT (`yaksa.store.profiles` says why):
+    a turn's history write is two messages to the server, a profile update three (were six and five)."""
+    sent: list[str] = []
+    original = psycopg.ClientCursor.execute
+
+    def counted(self: psycopg.ClientCursor, query: str, *args: object, **kwargs: object) -> object:
+        sent.append(str(query))
+        return original(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.ClientCursor, "execute", counted)
+    epoch = store.erasure_epoch("u1")
+    assert store.add_turn("u1", "타이레놀 먹어도 되나요", "네", at=T0, epoch=epoch) is True
+    assert len(sent) == 2 and sent[0].startswith("BEGIN; SELECT pg_advisory_xact_lock(")
+    assert "INSERT INTO conversation_turns" in sent[1] and sent[1].endswith("COMMIT")
+    sent.clear()
+    assert store.add("u1", [SlotItem("symptoms", "두통")], at=T0, epoch=epoch) == 1
+    assert len(sent) == 3 and "INSERT INTO profile_items" in sent[2] and sent[2].endswith("COMMIT")
+    assert store.recent_turns("u1", 3)[0] == {"role": "user", "content": "타이레놀 먹어도 되나요"}
+    assert store.terms("u1", now=T0) == ["두통"]
+
+
+def test_postgres_a_deferred_statement_that_fails_leaves_nothing(store: ProfileStore, postgres_url: str) -> None:
+    """A statement that fails in the COMMIT's message aborts the whole write, and the pooled connection
+    is usable afterwards."""
+    db = PostgresProfileDB(postgres_url)
+    row = ["row-1", "u1", "symptoms", "두통", '{"slot_type": "symptoms", "name": "두통"}', T0.timestamp()]
+    with pytest.raises(psycopg.errors.UniqueViolation), db.write(user="u1") as con:
+        con.defer("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)", row)
+        con.defer("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)", row)   # the same id: refused at COMMIT
+    with db.read() as con:
+        assert con.execute("SELECT count(*) FROM profile_items").fetchone() == (0,)
+    assert store.add("u1", [SlotItem("symptoms", "기침")], at=T0) == 1
+
+
+def test_postgres_text_with_quotes_and_percent_signs_is_stored_as_written(store: ProfileStore) -> None:
+    """The deferred statements carry their values as literals (client-side binding): quoting is psycopg's."""
+    question = "타이레놀 '500mg' 100% 먹어도 되나요?; DROP TABLE profile_items; --"
+    assert store.add_turn("u1", question, "답 \\ 'quoted' %s", at=T0) is True
+    assert store.recent_turns("u1", 1) == [{"role": "user", "content": question},
+                                           {"role": "assistant", "content": "답 \\ 'quoted' %s"}]

@@ -16,7 +16,7 @@ in `yaksa.memory.profile_db` and the `yaksa.store` migrations); `ProfileStore` o
 
 from __future__ import annotations
 
-from yaksa.memory.profile_db import Connection
+from yaksa.memory.profile_db import Connection, WriteConnection
 from yaksa.privacy import find_identifiers, redact_identifiers
 
 
@@ -45,14 +45,15 @@ def _redacted_answer(answer: str, question: str) -> str:
     return kept
 
 
-def insert_turn(con: Connection, user_id: str, question: str, answer: str,
+def insert_turn(con: WriteConnection, user_id: str, question: str, answer: str,
                 at: float, keep: int) -> None:
-    """Append one turn and drop the user's turns beyond the newest `keep` (call inside a transaction)."""
-    (seq,) = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM conversation_turns WHERE user_id = ?",
-                         [user_id]).fetchone()
-    con.execute("INSERT INTO conversation_turns VALUES (?, ?, ?, ?, ?)",
-                [user_id, seq, redact_identifiers(question), _redacted_answer(answer, question), at])
-    con.execute("""
+    """Append one turn and drop the user's turns beyond the newest `keep` (call inside a transaction).
+    Both statements are deferred (nothing reads their results): the new turn's number is computed by
+    the INSERT itself, so on PostgreSQL they travel with the COMMIT."""
+    con.defer("INSERT INTO conversation_turns SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? "
+              "FROM conversation_turns WHERE user_id = ?",
+              [user_id, redact_identifiers(question), _redacted_answer(answer, question), at, user_id])
+    con.defer("""
         DELETE FROM conversation_turns WHERE user_id = ? AND seq NOT IN (
             SELECT seq FROM conversation_turns WHERE user_id = ? ORDER BY said_at DESC, seq DESC LIMIT ?)
     """, [user_id, user_id, keep])

@@ -187,13 +187,13 @@ class ProfileStore:
                 match = next((row for row in stored if supersedes(new, row[1])), None)
                 if match is None:
                     rid = uuid.uuid4().hex
-                    con.execute("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
-                                [rid, uid, new.slot_type, new.name, json.dumps(new.to_json()), when])
+                    con.defer("INSERT INTO profile_items VALUES (?, ?, ?, ?, ?, ?)",
+                              [rid, uid, new.slot_type, new.name, json.dumps(new.to_json()), when])
                     stored.append([rid, new, when])
                 elif when >= match[2]:
                     rid, merged = match[0], merge(match[1], new)
-                    con.execute("UPDATE profile_items SET name = ?, item = ?, stored_at = ? WHERE id = ?",
-                                [merged.name, json.dumps(merged.to_json()), when, rid])
+                    con.defer("UPDATE profile_items SET name = ?, item = ?, stored_at = ? WHERE id = ?",
+                              [merged.name, json.dumps(merged.to_json()), when, rid])
                     match[1:] = [merged, when]
                 else:
                     continue

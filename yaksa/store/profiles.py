@@ -11,6 +11,15 @@ transaction first takes `pg_advisory_xact_lock` on the user (released at commit)
 either commits before `forget` deletes, or reads the bumped epoch and writes nothing, on whichever
 host each runs. Writes of different users never wait on each other.
 
+Why a write is sent in two or three messages (`_Batched`): the lock is held from BEGIN to COMMIT, and
+each round trip inside it also waits for this process's GIL before the next statement is sent (up to
+the 5 ms switch interval when other threads are busy). Sent one statement at a time, a write held its
+user's lock across six round trips, and eight clients of one user queued on it (2026-11-27, one worker,
+c=8: 29.6 turns/s with one user id, 33.8 with eight). So BEGIN and the lock go with the first statement
+whose rows are read, statements nothing reads (`defer`) go with the next one or with the COMMIT, each
+message rendered client-side (psycopg's `ClientCursor`, its own literal quoting): a turn's history
+write is two round trips, a profile update three.
+
 Durability: an erasure's commit waits until it is on disk; other commits do not wait for their
 WAL flush (`yaksa.store.postgres.DURABLE`: the same trade as SQLite's). After an erasure
 `checkpoint` runs `VACUUM` on the two tables, so the erased rows' dead tuples are pruned from the table files now rather than whenever autovacuum comes by (best effort:
@@ -49,6 +58,45 @@ class _Translated:
         return self._con.execute(sql.replace("?", "%s"), parameters)  # type: ignore[arg-type]
 
 
+class _Immediate(_Translated):
+    """A write inside a savepoint of an open transaction: nothing to batch, a deferred statement runs now."""
+
+    def defer(self, sql: str, parameters: Any = None, /) -> None:
+        self.execute(sql, parameters)
+
+
+class _Batched:
+    """A write transaction whose statements are sent with the next one whose rows are read (module doc)."""
+
+    def __init__(self, con: psycopg.Connection, first: list[str]) -> None:
+        self._cursor = psycopg.ClientCursor(con)
+        self._pending = ["BEGIN", *first]
+        self._opening = len(self._pending)   # nothing to commit while only these wait and nothing was sent
+        self._begun = False
+
+    def _render(self, sql: str, parameters: Any) -> str:
+        return self._cursor.mogrify(sql.replace("?", "%s"), parameters)
+
+    def defer(self, sql: str, parameters: Any = None, /) -> None:
+        self._pending.append(self._render(sql, parameters))
+
+    def execute(self, sql: str, parameters: Any = None, /) -> psycopg.ClientCursor[Any]:
+        """Send what waits and this statement as one message; the cursor holds this statement's result."""
+        self._send([*self._pending, self._render(sql, parameters)])
+        while self._cursor.nextset():   # each statement of the message has a result: move to the last
+            pass
+        return self._cursor
+
+    def commit(self) -> None:
+        if self._begun or len(self._pending) > self._opening:
+            self._send([*self._pending, "COMMIT"])
+
+    def _send(self, statements: list[str]) -> None:
+        self._pending = []
+        self._begun = True
+        self._cursor.execute("; ".join(statements))   # no parameters: the literals are in the text
+
+
 class PostgresProfileDB:
     """Profiles and history in the database at `url`, shared by every process of every host."""
 
@@ -66,10 +114,22 @@ class PostgresProfileDB:
         """One transaction holding `user`'s advisory lock (module doc); `durable`: its commit waits
         until it is on disk (`postgres.DURABLE`)."""
         first = [postgres.DURABLE] if durable else []
-        if user is not None:   # an integer computed here: safe to inline (`postgres.transaction` takes no parameters)
+        if user is not None:   # an integer computed here: safe to inline
             first.append(f"SELECT pg_advisory_xact_lock({user_lock_key(USER_LOCK_SPACE, user):d})")
-        with postgres.connection(self.url) as con, postgres.transaction(con, *first):
-            yield _Translated(con)
+        with postgres.connection(self.url) as con:
+            if con.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                # inside a transaction this thread holds (`postgres.connection` is re-entrant): a savepoint
+                with postgres.transaction(con, *first):
+                    yield _Immediate(con)
+                return
+            batch = _Batched(con, first)
+            try:
+                yield batch
+                batch.commit()
+            except BaseException:
+                if con.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    con.execute("ROLLBACK")
+                raise
 
     def checkpoint(self) -> None:
         """VACUUM the profile tables after an erasure (module doc); a failure is only logged."""
