@@ -81,16 +81,33 @@ def test_search_is_not_blocked_for_a_red_flag_and_says_so(make_runner) -> None:
     assert blocked["blocked"] is True and blocked["red_flag"] is None
 
 
+INFANT_WITH_MEDICINE = "50일 된 아기가 열이 38.2도예요. 타이레놀 시럽 먹여도 되나요?"
+
+
+def test_go_now_without_a_medicine_quotes_no_label(make_runner) -> None:
+    """"Emergency department now" and no medicine named: no label is searched or quoted (what a search
+    found for such messages answered nothing they asked), only the advice and the consult line."""
+    runner = make_runner()
+    result = runner.run(INFANT, "p0")
+    advice = red_flag_reply(red_flag(INFANT), INFANT)
+    assert result.trace["post_answer"] == "emergency_only" and "retrieval" not in result.trace
+    assert result.citations == [] and "[문서" not in result.answer
+    assert result.answer.startswith(advice) and "전문가와 꼭 상담하세요" in result.answer
+
+
 def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_runner) -> None:
-    """A feverish newborn: no dosing section and no product's uses after "go now", and no cached answer
-    to a like question (which may hold a dose) is served or stored."""
+    """A feverish newborn whose parent names a medicine: that label's cautions only, no dosing section and
+    no product's uses after "go now", and no cached answer to a like question (which may hold a dose) is
+    served or stored."""
     runner = make_runner()
     for user in ("p1", "p2"):
-        result = runner.run(INFANT, user)
+        result = runner.run(INFANT_WITH_MEDICINE, user)
+        assert result.trace["red_flag"]["urgency"] == "emergency" and result.trace.get("post_answer") != "emergency_only"
         assert result.trace["cache"] == "red_flag" and not result.trace.get("stored_in_cache")
-        assert all(c.metadata.get("section_key") in {"precautions", "interactions"} for c in result.citations)
+        assert result.citations and all(c.metadata.get("section_key") in {"precautions", "interactions"}
+                                        for c in result.citations)
         assert "용법용량" not in result.answer and "1회" not in result.answer
-        assert result.answer.startswith(red_flag_reply(red_flag(INFANT), INFANT))
+        assert result.answer.startswith(red_flag_reply(red_flag(INFANT_WITH_MEDICINE), INFANT_WITH_MEDICINE))
     soon = runner.run("3주째 마른 기침이 계속돼요. 감기약 먹어도 될까요?", "p3")
     assert soon.trace["red_flag"] == {"rule": "cough_three_weeks", "urgency": "soon"}
     assert soon.answer.startswith(red_flag_reply(red_flag("3주째 기침"), "3주째 기침")) and soon.citations
