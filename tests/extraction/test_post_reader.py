@@ -195,3 +195,21 @@ def test_a_short_question_asking_only_the_cause() -> None:
     assert not asks_only_the_cause("두통약 먹어도 원인이 안 없어져요")        # names a medicine
     assert not asks_only_the_cause("입냄새가 심해요")                        # asks no cause
     assert not asks_only_the_cause("가" * 200 + " 원인은 무엇일까요?")      # a long post has its own reader
+
+
+def test_asking_the_reason_is_asking_the_cause_and_a_named_drug_is_not() -> None:
+    from yaksa.extraction.post_reader import asks_only_the_cause
+    from yaksa.lexicon.linking import Linking
+
+    assert asks_only_the_cause("우리 아이 열이 나는 이유가 뭘까요?")
+    assert asks_only_the_cause("배가 자주 아픈 이유가 뭔가요")
+    assert not asks_only_the_cause("타이레놀을 공복에 먹으면 안 되는 이유는?")   # taking a medicine
+
+    def linker(text: str) -> Linking:
+        return Linking(mentions=("이부프로펜",) if "이부프로펜" in text else ())
+
+    drug_reason = "임산부가 이부프로펜을 피해야 하는 이유가 뭔가요?"   # its label answers this
+    assert asks_only_the_cause(drug_reason) and not asks_only_the_cause(drug_reason, linker)
+    assert read_post(drug_reason, linker).asks_cause is False
+    assert read_post("두통 원인이 뭐예요?", linker).asks_cause is True
+    assert read_post(ADULT_FEVER).asks_cause is False                # a long post: its questions say it

@@ -56,3 +56,18 @@ def test_empty_question_is_refused(bad: object) -> None:
 
 def test_query_stopwords_are_common_label_verbs() -> None:
     assert {"먹다", "되다", "있다"} <= load_rules().query_stopwords
+
+
+def test_a_colloquial_key_matches_the_other_forms_of_its_verb() -> None:
+    """"속이 쓰려" is written once; "왜 자꾸 속이 쓰릴까요?" was read as naming no symptom and refused."""
+    for question, term in (("왜 자꾸 속이 쓰릴까요?", "속쓰림"), ("배가 아픈 이유가 뭘까요", "복통"),
+                           ("열이 났어요", "발열"), ("머리가 아플 때 뭐 먹어요", "두통"), ("등이 가려운데요", "가려움")):
+        assert term in expand_query(question).sources.get("colloquial", []), question
+    assert "colloquial" not in expand_query("마음이 아픈 날이에요").sources   # no body part, no symptom
+
+
+def test_conjugated_keys_never_replace_a_written_one() -> None:
+    from yaksa.lexicon.expansion import with_conjugations
+
+    table = with_conjugations({"배가 아파": ("복통",), "배가 아픈": ("written",)})
+    assert table["배가 아픈"] == ("written",) and table["배가 아플"] == ("복통",)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading
-from yaksa.llm.offline.extractive import care_note
+from yaksa.llm.offline.extractive import care_note, cause_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
@@ -40,16 +40,10 @@ def care_reply(post: PostReading) -> str:
 
 
 def cause_care_reply(text: str, population: Sequence[str] = ()) -> str:
-    """A short question that asks only what causes a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?"):
-    an examination answers it, no label does (a lozenge's cautions and painkillers' side effects were quoted).
-    `population` is the turn's focus's (the question is not read for it again)."""
-    child = bool({"child", "infant"} & set(population))
-    if _HANGUL.search(text):
-        where = "소아청소년과" if child else "병원"
-        return ("물으신 증상의 원인이나 병명은 진찰을 받아야 알 수 있어 의약품 허가 정보로는 답할 수 없습니다. "
-                f"{where}에서 진료를 받아 보세요. 증상이 심해지거나 오래가면 미루지 마세요. {SAFETY_LINE_KO}")
-    return ("What causes a complaint is found out by an examination; the medicine labels I answer from cannot "
-            f"tell. Please see a doctor{' (a paediatrician for a child)' if child else ''}. {SAFETY_LINE_EN}")
+    """A short question that asks only what causes a complaint and names no drug or symptom the labels treat
+    ("4살인데 입냄새가 심해요, 원인은 무엇일까요?"): only `cause_note`, no label (a lozenge's cautions and
+    painkillers' side effects were quoted). `population` is the turn's focus's."""
+    return cause_note(text, population)
 
 
 def mind_care_reply(text: str) -> str:

@@ -208,7 +208,8 @@ class Question:
 
 @dataclass(frozen=True)
 class PostReading:
-    """What a message asks and about whom. `long` is False for a short question: nothing else is read."""
+    """What a message asks and about whom. `long` is False for a short question: nothing else is read
+    but whether it asks only for the cause of a complaint (`asks_cause`, `asks_only_the_cause`)."""
 
     text: str
     long: bool
@@ -221,6 +222,7 @@ class PostReading:
     tried: tuple[str, ...] = ()           # medicines/remedies already taken or used
     conditions: tuple[str, ...] = ()      # conditions and allergies, from the turn's slots
     slots: tuple[SlotItem, ...] = ()      # the regex facts of the patient's sentences
+    asks_cause: bool = False              # a short question asking only the cause, naming no medicine
 
     @property
     def population(self) -> tuple[str, ...]:
@@ -322,13 +324,15 @@ def split_sentences(text: str) -> list[str]:
 
 # a short question that asks only what is wrong: the cause or the name of an illness ("입냄새가 심한데 원인은
 # 무엇일까요?"), which a doctor's examination answers and no drug label does
-_CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지|왜\s*(?:이런|그런|이러|그러|자꾸)")
+_CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지|왜\s*(?:이런|그런|이러|그러|자꾸)"
+                    r"|이유(?:가|는|를|\s*(?:뭘|뭔|무엇|알))")
 
 
-def asks_only_the_cause(question: str) -> bool:
+def asks_only_the_cause(question: str, linker: Linker | None = None) -> bool:
     """A short question asking for the cause or the name of an illness and naming no medicine (no
-    drug word, taking, dosing or applying): the drug labels cannot answer it."""
-    return not is_long(question) and question_kind(question) != "medicine" and bool(_CAUSE.search(question))
+    drug word, taking, dosing or applying; with `linker`, no product or ingredient it knows): the
+    drug labels cannot answer it."""
+    return not is_long(question) and question_kind(question, linker) != "medicine" and bool(_CAUSE.search(question))
 
 
 def question_kind(sentence: str, linker: Linker | None = None) -> str:
@@ -528,7 +532,7 @@ def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem]
     if not text:
         raise ValueError("read_post() needs a non-empty message")
     if not is_long(text):
-        return PostReading(text, False)
+        return PostReading(text, False, asks_cause=asks_only_the_cause(text, linker))
     if named_symptoms is None:
         from yaksa.lexicon.focus import named_symptoms as focus_symptoms  # retrieval imports extraction
         named_symptoms = focus_symptoms

@@ -63,6 +63,31 @@ def _terms(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
     return word_table(raw, RULES_FILE, where)
 
 
+# A colloquial key is written once, in one form of the verb it ends in ("배가 아파", "속이 쓰려", "열이 나");
+# keys match as substrings, so "배가 아픈 이유", "속이 쓰릴까요", "열이 났어요" matched none and were read
+# as naming no symptom ("왜 자꾸 속이 쓰릴까요?" was refused as off-topic, 2026-11-27). These are the other
+# forms of those verbs; a key ending in the first gets a sibling ending in each of the others.
+CONJUGATIONS: dict[str, tuple[str, ...]] = {
+    "아파": ("아프", "아픈", "아플", "아팠"),
+    "쓰려": ("쓰리", "쓰린", "쓰릴", "쓰렸"),
+    "가려워": ("가려운", "가려울", "가려웠"),
+    " 나": (" 난", " 날", " 났"),
+    "열나": ("열난", "열날", "열났"),
+}
+
+
+def with_conjugations(table: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """`table` plus, for each key ending in a form of `CONJUGATIONS`, the keys ending in its other forms
+    (same terms); a key written in the table itself is never replaced."""
+    out = dict(table)
+    for key, terms in table.items():
+        for ending, forms in CONJUGATIONS.items():
+            if key.endswith(ending):
+                for form in forms:
+                    out.setdefault(key[: -len(ending)] + form, terms)
+    return out
+
+
 @lru_cache(maxsize=1)
 def load_rules() -> ExpansionRules:
     """The packaged rules, parsed and checked once per process."""
@@ -72,7 +97,7 @@ def load_rules() -> ExpansionRules:
     if not isinstance(filler, list):
         raise TypeError(f"{RULES_FILE}: filler must be a list of words")
     return ExpansionRules(
-        colloquial=_terms(data.get("colloquial", {}), "colloquial"),
+        colloquial=with_conjugations(_terms(data.get("colloquial", {}), "colloquial")),
         symptom_ingredients=_terms(data.get("symptom_ingredients", {}), "symptom_ingredients"),
         brand_ingredients=_terms(data.get("brand_ingredients", {}), "brand_ingredients"),
         filler=frozenset(w.lower() for w in filler),

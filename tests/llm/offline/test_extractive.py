@@ -163,3 +163,19 @@ def test_a_short_question_that_names_its_person_gets_that_persons_cautions_first
     assert "회원님 정보(임부)" in pregnant
     anyone = extractive_answer("두통이 있어요. 세리콘정은 어디에 쓰는 약이에요?", evidence)
     assert anyone.index("[문서 1]") < anyone.index("[문서 2]") and "관련된 주의" not in anyone
+
+
+def test_a_short_question_asking_the_cause_hears_so_first_then_the_labels(tylenol: list[Citation]) -> None:
+    """"두통 원인이 뭐예요?": no label names the cause, so that comes first (with the consult line, so the rule
+    verifier passes it); the labels of medicines for the complaint follow. Without a label, no "below"."""
+    from yaksa.extraction.post_reader import read_post
+
+    question = "두통 원인이 뭐예요?"
+    answer = extractive_answer(question, tylenol, post=read_post(question))
+    first = answer.split("\n\n")[0]
+    assert "원인이나 병명은 진찰을 받아야" in first and "아래는 물으신 증상에 쓰는 약의 허가 정보입니다" in first
+    assert "[문서" in answer and verify_rules(answer, tylenol).verdict == "PASS"
+    bare = extractive_answer(question, [], post=read_post(question))
+    assert "원인이나 병명은" in bare and "아래는" not in bare and NO_EVIDENCE_KO in bare
+    plain = extractive_answer("두통에 먹는 약", tylenol, post=read_post("두통에 먹는 약"))
+    assert "원인이나 병명은" not in plain

@@ -107,7 +107,8 @@ def _short_care(state: dict) -> tuple[str, Any] | None:
         return None
     if names_mind_condition(question):
         return "mind_care", mind_care_reply
-    if focus.lang == "ko" and asks_only_the_cause(question):
+    post = state.get("post")
+    if focus.lang == "ko" and (post.asks_cause if post is not None else asks_only_the_cause(question)):
         return "cause_care", lambda text: cause_care_reply(text, focus.population)
     return None
 

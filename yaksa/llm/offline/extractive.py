@@ -36,7 +36,7 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
-from yaksa.llm.safety import SAFETY_PHRASE, safety_line
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, safety_line
 from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences
 
 MAX_SENTENCES_PER_DOC = 3
@@ -158,6 +158,32 @@ def care_note(post: PostReading, labels_follow: bool = True) -> str:
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
 
+def cause_note(question: str, population: Sequence[str] = (), labels_follow: bool = False) -> str:
+    """A short question that asks only what causes a complaint ("두통 원인이 뭐예요?", "4살인데 입냄새가 심해요,
+    원인은 무엇일까요?"): an examination answers it, no label does, so that is said first, with where to go
+    (소아청소년과 for a child); `labels_follow`: the labels of medicines for the complaint come after it. It
+    carries the consult line, so the rule verifier takes it as the consult paragraph it is."""
+    child = bool(CHILD_POPULATIONS & set(population))
+    if is_korean(question):
+        where = "소아청소년과" if child else "병원"
+        rest = " 아래는 물으신 증상에 쓰는 약의 허가 정보입니다." if labels_follow else ""
+        return ("물으신 증상의 원인이나 병명은 진찰을 받아야 알 수 있어 의약품 허가 정보로는 답할 수 없습니다. "
+                f"{where}에서 진료를 받아 보세요. 증상이 심해지거나 오래가면 미루지 마세요. {SAFETY_LINE_KO}{rest}")
+    rest = " Below is what the labels of medicines for the complaint say." if labels_follow else ""
+    return ("What causes a complaint is found out by an examination; the medicine labels I answer from cannot "
+            f"tell. Please see a doctor{' (a paediatrician for a child)' if child else ''}. {SAFETY_LINE_EN}{rest}")
+
+
+def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool) -> list[str]:
+    """What a message asks that no label answers, said before the labels: a long post's questions for a
+    doctor (`care_note`), or a short question's asking only for the cause (`cause_note`)."""
+    if post is not None and post.long:
+        return [care_note(post, labels_follow=labels_follow)] if post.care_questions else []
+    if post is not None and post.asks_cause and is_korean(question):
+        return [cause_note(question, population, labels_follow=labels_follow)]
+    return []
+
+
 def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "",
                       post: PostReading | None = None) -> str:
     """An answer whose every sentence is copied from a cited document, ending with the consult line.
@@ -167,12 +193,13 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     korean = is_korean(question)
     closing = safety_line(question)
     long_post = post is not None and post.long
-    note = [care_note(post)] if long_post and post.care_questions else []
+    population = post.population if long_post else find_population(question)
     if not evidence:
+        note = _opening_note(question, post, population, labels_follow=False)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+    note = _opening_note(question, post, population, labels_follow=True)
     asked = post.search_query() if long_post else question   # its questions and key facts, not the story
     query = grams(asked)
-    population = post.population if long_post else find_population(question)
     # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
     person = post.profile_words() if long_post else population_profile_words(population)
     profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
@@ -207,7 +234,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         used.append(citation)
         paragraphs.append(_paragraph(citation, picked, matched, korean))
     if not paragraphs:  # every sentence was for adults, and the question is about a child
-        note = [care_note(post, labels_follow=False)] if note else []   # no label follows after all
+        note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
