@@ -42,3 +42,20 @@ def test_a_cockroach_is_no_insect_bite() -> None:
     """"바퀴벌레 약" is an insecticide: it must not read as the symptom 벌레 물린 데 (it passed the scope
     stage on that word and was answered from a steroid cream)."""
     assert "벌레물린" not in named_symptoms("바퀴벌레 약 어디서 사요?")
+
+
+def test_a_month_count_is_a_babys_age_only_when_it_is_one() -> None:
+    """"임신9개월인데요" was read as an infant, and a pregnant woman's answer was filtered for babies;
+    "3개월째 기침" is how long, not how old."""
+    from yaksa.lexicon.focus import find_population
+
+    assert find_population("임신9개월인데요 열이 나요") == ("pregnant",)
+    assert find_population("임신한지 3개월인데 감기약 먹어도 돼요?") == ("pregnant",)
+    assert find_population("3개월째 기침이 나요") == () and find_population("6개월 동안 두통이 있어요") == ()
+    assert find_population("6개월 아기가 열이 나요") == ("infant",)
+    assert "infant" in find_population("생후 3개월인데 코가 막혀요")
+    assert set(find_population("임신 중인데 8개월 된 첫째가 열이 나요")) == {"pregnant", "infant"}
+
+
+def test_a_fever_that_was_is_a_fever() -> None:
+    assert "발열" in named_symptoms("어제 밤에 열이 났어요") and "발열" in named_symptoms("열난 지 이틀째예요")

@@ -437,3 +437,15 @@ def test_real_posts_wordings_of_a_head_bump_and_a_discharged_child(text: str, ru
 def test_a_bump_on_the_knee_and_a_child_still_in_hospital_are_not_these_flags() -> None:
     assert rule_of("넘어져서 무릎에 혹이 났는데 토했어요") is None
     assert rule_of("아기가 입원 중인데 다 토하고 힘없이 누워만 있어요") is None
+
+
+def test_a_fever_in_pregnancy_needs_a_doctor_today_even_when_it_comes_and_goes() -> None:
+    """NICE NG51 / NHS: a fever in pregnancy is checked the same day; "열이 났다 안났다" is a fever that
+    comes and goes (its "안났" once read as "no fever")."""
+    from yaksa.scope.red_flags import red_flag as flag
+
+    came_and_went = flag("임신9개월인데요, 계속 열이 났다 안났다 반복하고 자면서 땀을 너무흘려요")
+    assert came_and_went is not None and (came_and_went.rule_id, came_and_went.urgency) == ("pregnancy_fever", "today")
+    assert flag("임신 중인데 열은 없어요 두통만 있어요") is None
+    assert flag("열은 안 났어요") is None
+    assert flag("출산 후 열이 나요") is None or flag("출산 후 열이 나요").rule_id != "pregnancy_fever"

@@ -146,15 +146,21 @@ ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
 ELDERLY_AGE = 65
 # an age said of the person ("29살", "만 6세"), not a bound of a label or a time ("15세 이상", "5살 때")
 _AGE = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:살|세)(?!\s*(?:이상|이하|미만|부터|때|까지))")
+_MONTHS_OLD = re.compile(r"\d+\s*(?:개월|달)")
+# a month count that is no baby's age: a pregnancy's ("임신9개월인데요" read as an infant, and a pregnant
+# woman's answer was filtered for babies) or a duration ("3개월째 기침", "두 달 전부터", "6개월 동안")
+_NOT_AN_AGE = re.compile(r"임신\s*(?:한\s*지\s*|한지\s*)?\d+\s*(?:개월|달|주)"
+                         r"|\d+\s*(?:개월|달)\s*(?:째|동안|간|전|후|넘게|이상|가량|부터|만에|마다|내내)")
 
 
 def find_population(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
     """Who the question is for. A stated age decides by its value: "29살" is an adult (it once read as a
-    child, and an adult was sent children's doses), "6살" a child, "70세" elderly."""
+    child, and an adult was sent children's doses), "6살" a child, "70세" elderly, "6개월" an infant —
+    but not a pregnancy's months or a duration (`_NOT_AN_AGE`)."""
     rules = rules or load_focus_rules()
     compact = _compact(question)
     found = [name for name, words in rules.populations.items() if any(w in compact for w in words)]
-    if re.search(r"\d+\s*(개월|달)", question):
+    if _MONTHS_OLD.search(_NOT_AN_AGE.sub(" ", question)):
         found.append("infant")
     elif m := _AGE.search(question):
         age = int(m.group(1))

@@ -388,11 +388,14 @@ _CLAUSE_END = re.compile(r"[.?!\n;,~]|(?<=[가-힣])(?:고|며|면서|는데|은
 _NEG_KO = re.compile(
     r"없|않|아니|아닌|아녜|안\s?(?:나|났|남|납|와|왔|오|올|보|들|쉬|차|해|했|함|아프|아파|생기|생겼|느껴|느낀|붓|부어|부었"
     r"|비치|섞|묻|있|뛰|저리|저려)|못\s?느끼|정상|업(?:고|어|음|슴|습|다|는)")
-# what says it persists (checked first): "열이 안 떨어져요", "열이 내리지 않아요", "없어지지 않아요"
+# what says it persists (checked first): "열이 안 떨어져요", "열이 내리지 않아요", "없어지지 않아요", or comes
+# and goes ("열이 났다 안났다 해요": its "안났" is no "no fever")
 _PERSIST_KO = re.compile(
     r"(?:안|못)\s?(?:떨어|내려|내리|가라앉|멈|없어지|없어져|나아|낫|좋아|잡히|잡혀|그쳐|그치)"
     r"|(?:떨어지|내리|내려가|없어지|나아지|낫|멈추|가라앉|좋아지|잡히|그치)\s?(?:지|질)\s?(?:가\s?|를\s?|도\s?|는\s?)?(?:않|못|안)"
-    r"|끊이지\s?않|쉬지\s?않고|계속|자꾸")
+    r"|끊이지\s?않|쉬지\s?않고|계속|자꾸"
+    # comes and goes: "열이 났다 안났다 반복해요", "오르락내리락"
+    r"|(?:났|나)다가?\s?(?:안|말|내렸|떨어)|반복|오르락\s?내리락")
 _NEG_EN_BEFORE = re.compile(
     r"\b(?:no|not|without|denies|denied|never|nor|negative\s+for|free\s+of|isn't|aren't|doesn't\s+have|don't\s+have"
     r"|hasn't\s+had|haven't\s+had)\s+(?:\w+\s+){0,2}$")
