@@ -105,7 +105,7 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     only_adult = [Citation(1, "mfds:1:usage", "drugs", "어떤정", "용법용량", "성인은 1회 1정 복용합니다.", 0.9,
                            {"section_key": "usage"})]
     answer = extractive_answer("아기한테 이 약 먹여도 돼요?", only_adult)
-    assert "[문서 1]" not in answer and answer.startswith(NO_EVIDENCE_KO)
+    assert "[문서 1]" not in answer and answer.startswith("어떤정의 허가 정보에는 성인 용량만 있고")
 
 
 def test_an_adult_only_product_is_not_quoted_for_an_infant() -> None:
@@ -179,3 +179,19 @@ def test_a_short_question_asking_the_cause_hears_so_first_then_the_labels(tyleno
     assert "원인이나 병명은" in bare and "아래는" not in bare and NO_EVIDENCE_KO in bare
     plain = extractive_answer("두통에 먹는 약", tylenol, post=read_post("두통에 먹는 약"))
     assert "원인이나 병명은" not in plain
+
+
+ADULT_ONLY_USAGE = Citation(1, "mfds:197400207:usage", "drugs", "페니라민정(클로르페니라민말레산염)", "용법용량",
+                            "성인 1회 1정, 1일 3회 복용합니다.", 0.9, {"section_key": "usage"})
+
+
+def test_a_child_asking_about_an_adult_only_product_hears_which_and_why() -> None:
+    """"7살 아이가 … 페니라민 먹여도 돼요?" heard only that no document answers it; now it hears that the label
+    doses adults only, once with the consult line, and the rule verifier passes it."""
+    from yaksa.extraction.post_reader import read_post
+
+    question = "7살 아이가 콧물이 나요 페니라민 먹여도 돼요?"
+    answer = extractive_answer(question, [ADULT_ONLY_USAGE], post=read_post(question))
+    assert ADULT_ONLY_USAGE.title in answer and "성인 용량만 있고 어린이 용량이 없어" in answer
+    assert answer.count("전문가와 꼭 상담하세요") == 1 and NO_EVIDENCE_KO not in answer
+    assert verify_rules(answer, [ADULT_ONLY_USAGE]).verdict == "PASS"

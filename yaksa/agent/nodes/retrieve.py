@@ -42,6 +42,7 @@ from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_only_the_cause
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
 from yaksa.llm.safety import safety_line
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
@@ -113,6 +114,38 @@ def _short_care(state: dict) -> tuple[str, Any] | None:
     return None
 
 
+def _population(state: dict, focus: Any) -> tuple[str, ...]:
+    """Who this round's answer is for: the focus searched with (a long post's reader's person), else the
+    question's own."""
+    if focus is not None:
+        return tuple(focus.population)
+    question_focus = state["analysis"].focus
+    return tuple(question_focus.population) if question_focus is not None else ()
+
+
+def _named_products(focus: Any) -> frozenset[str]:
+    """item_seqs of the products the message names by name or brand (not by ingredient alone)."""
+    if focus is None:
+        return frozenset()
+    return frozenset(p.item_seq for p in focus.linking.products if p.via != "ingredient")
+
+
+def _for_a_child(citations: list[Citation], population: tuple[str, ...],
+                 named: frozenset[str]) -> tuple[list[Citation], int]:
+    """For a child or an infant, the sections of products dosed for adults only (`adult_only_products`)
+    that the message did not name leave the evidence, renumbered: the offline answer never quoted them,
+    but they stayed in the references, and an LLM would read them as options. A product the parent named
+    stays (its label is what they asked about), and so does everything when nothing else is left (the
+    answer then says the data has no answer). How many sections left."""
+    if not CHILD_POPULATIONS & set(population):
+        return citations, 0
+    adult = adult_only_products(citations)
+    kept = [c for c in citations if c.title not in adult or str(c.metadata.get("item_seq", "")) in named]
+    if not kept or len(kept) == len(citations):
+        return citations, 0
+    return [replace(c, n=i) for i, c in enumerate(kept, start=1)], len(citations) - len(kept)
+
+
 def emergency_without_medicine(state: dict, red_flag: dict | None) -> bool:
     """The turn's red flag says "emergency department / 119 now" and the message names no medicine: no drug
     in the question's focus and, for a long post, none among the medicines it names (module doc)."""
@@ -173,6 +206,10 @@ def retrieve(deps: AgentDeps):
         citations = [Citation(n=i, doc_id=h.doc_id, collection=h.collection, title=h.title, section=h.section,
                               text=h.text, score=round(h.score, 6), metadata=h.metadata)
                      for i, h in enumerate(hits, start=1)]
+        citations, dropped = _for_a_child(citations, _population(state, focus),
+                                          _named_products(focus or state["analysis"].focus))
+        if dropped:
+            turn.notes["adult_only_dropped"] = dropped
         ids = [*state.get("doc_ids_by_iteration", []), [c.doc_id for c in citations]]
         update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids}
         if state.get("iteration", 0) == 0:  # the user's own question sets the constraint, not a rewrite

@@ -107,6 +107,18 @@ def adult_only_products(evidence: Sequence[Citation]) -> frozenset[str]:
     return frozenset(adult)
 
 
+def adults_only_note(products: Sequence[str], korean: bool) -> str:
+    """What a question about a child hears when every product found is dosed for adults only: which, and
+    that the label does not say a child may take it ("7살 아이가 … 페니라민 먹여도 돼요?" heard only that no
+    document answers it). It ends with the consult phrase and is the answer's closing paragraph."""
+    names = ", ".join(products[:3])
+    if korean:
+        return (f"{names}의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어, 아이에게 먹여도 되는지는 이 자료로 "
+                f"답할 수 없습니다. 아이에게 먹이기 전에 약사나 의사 등 {SAFETY_PHRASE}.")
+    return (f"The labels of {names} give adult doses only and no dose for children, so they cannot tell "
+            f"whether a child may take it. {SAFETY_LINE_EN}")
+
+
 def _pick(citation: Citation, query: set[str], profile: list[str],
           for_child: bool = False, for_adult: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
@@ -235,6 +247,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         paragraphs.append(_paragraph(citation, picked, matched, korean))
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
+        if skip:   # it carries the consult line itself
+            return "\n\n".join([*note, adults_only_note(sorted(skip), korean)])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
