@@ -112,3 +112,15 @@ def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_run
     assert soon.trace["red_flag"] == {"rule": "cough_three_weeks", "urgency": "soon"}
     assert soon.answer.startswith(red_flag_reply(red_flag("3주째 기침"), "3주째 기침")) and soon.citations
     assert soon.trace["cache"] != "red_flag"          # only "go now" flags keep out of the cache
+
+
+def test_a_doctor_today_about_nothing_the_labels_treat_quotes_no_label(make_runner) -> None:
+    """Chest pain again after a stent ("today"): no symptom or drug the labels treat, so no label (a real post
+    got naproxen's dosing); a feverish child who needs a doctor today still gets the antipyretics' labels."""
+    runner = make_runner()
+    stent = runner.run("작년에 스텐트 시술을 받았는데 요즘 계단을 오르면 가슴이 조이는 느낌이 다시 들어요", "s1")
+    assert stent.trace["red_flag"]["urgency"] in {"today", "emergency"}
+    assert stent.trace["post_answer"] in {"today_only", "emergency_only"} and stent.citations == []
+    fever = runner.run("4살 아이가 열이 5일째 39도예요 해열제 뭐 먹여요?", "s2")
+    assert fever.trace["red_flag"]["urgency"] == "today" and fever.trace.get("post_answer") is None
+    assert fever.citations

@@ -21,11 +21,12 @@ A red flag whose advice is "go now, do not treat at home first" (`withhold_doses
 someone who took too many pills) is answered from the labels' cautions only (who must not take it:
 "만 3개월 미만의 영아"), or, with none retrieved, by the advice and the consult line alone: a dose, or a
 product's uses, quoted after "go to the emergency department now" reads as the way to wait at home.
-A message that needs the emergency department or 119 now and names no medicine (`emergency_without_medicine`)
-gets no label at all, decided before the search: what the search found for chest pain at rest, stroke
-signs or blood in the stool were a naproxen side-effect list, a hydrocortisone ointment, a cough syrup
-(2026-11-27: 23 of the 27 hand-labelled real posts of this kind quoted labels of nothing they asked) —
-noise beside "go now". A named medicine (the pills someone took too many of)
+A message that needs the emergency department or 119 now and names no medicine (`advice_only`) gets no
+label at all, decided before the search: what the search found for chest pain at rest, stroke signs or
+blood in the stool were a naproxen side-effect list, a hydrocortisone ointment, a cough syrup (2026-11-27:
+23 of the 27 hand-labelled real posts of this kind quoted labels of nothing they asked) — noise beside
+"go now". So does one that needs a doctor today and names neither a medicine nor anything the labels
+treat (chest pain after a stent got naproxen's dosing). A named medicine (the pills someone took too many of)
 is still answered from its own label's cautions.
 """
 
@@ -46,7 +47,7 @@ from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
 from yaksa.llm.safety import safety_line
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
-from yaksa.scope.red_flags import EMERGENCY, withholds_doses
+from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
 from yaksa.text.lexical import terms
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
@@ -146,16 +147,24 @@ def _for_a_child(citations: list[Citation], population: tuple[str, ...],
     return [replace(c, n=i) for i, c in enumerate(kept, start=1)], len(citations) - len(kept)
 
 
-def emergency_without_medicine(state: dict, red_flag: dict | None) -> bool:
-    """The turn's red flag says "emergency department / 119 now" and the message names no medicine: no drug
-    in the question's focus and, for a long post, none among the medicines it names (module doc)."""
-    if not red_flag or red_flag.get("urgency") != EMERGENCY:
-        return False
+def advice_only(state: dict, red_flag: dict | None) -> str | None:
+    """Whether the turn's urgent advice is its whole answer, before any search (module doc): "emergency_only"
+    for "emergency department / 119 now" and "today_only" for "a doctor today" about nothing the labels
+    treat (no symptom or drug class in the question's focus), when the message names no medicine (no drug
+    in the question's focus and, for a long post, none among the medicines it names); None otherwise."""
+    urgency = (red_flag or {}).get("urgency")
     post, focus = state.get("post"), state["analysis"].focus
+    if urgency == EMERGENCY:
+        kind = "emergency_only"
+    elif urgency == TODAY and (focus is None or focus.mode == "general"):
+        kind = "today_only"
+    else:
+        return None
     if post is not None and post.long and post.medicines:
-        return False
+        return None
     linking = focus.linking if focus is not None else None
-    return not (linking is not None and (linking.products or linking.ingredients or linking.brands))
+    named = linking is not None and (linking.products or linking.ingredients or linking.brands)
+    return None if named else kind
 
 
 def retrieve(deps: AgentDeps):
@@ -172,9 +181,10 @@ def retrieve(deps: AgentDeps):
                 focus = replace(_focus_of(state, deps), population=post.population)
         elif deps.searcher.use_focus and _searches_the_question(state):
             focus = state["analysis"].focus
-        if state.get("iteration", 0) == 0 and emergency_without_medicine(state, turn.notes.get("red_flag")):
+        urgent = advice_only(state, turn.notes.get("red_flag")) if state.get("iteration", 0) == 0 else None
+        if urgent is not None:
             # the advice comes first (the runner puts it there); a long post's questions for a doctor are named
-            turn.notes["post_answer"] = "emergency_only"
+            turn.notes["post_answer"] = urgent
             # (the care note ends with the consult line itself)
             note = care_reply(post) if post is not None and post.long and post.care_questions else ""
             return {"no_evidence": True, "answer": note or safety_line(state["question"]),
