@@ -11,14 +11,14 @@ transaction first takes `pg_advisory_xact_lock` on the user (released at commit)
 either commits before `forget` deletes, or reads the bumped epoch and writes nothing, on whichever
 host each runs. Writes of different users never wait on each other.
 
-Why a write is sent in two or three messages (`_Batched`): the lock is held from BEGIN to COMMIT, and
-each round trip inside it also waits for this process's GIL before the next statement is sent (up to
-the 5 ms switch interval when other threads are busy). Sent one statement at a time, a write held its
-user's lock across six round trips, and eight clients of one user queued on it (2026-11-27, one worker,
-c=8: 29.6 turns/s with one user id, 33.8 with eight). So BEGIN and the lock go with the first statement
-whose rows are read, statements nothing reads (`defer`) go with the next one or with the COMMIT, each
-message rendered client-side (psycopg's `ClientCursor`, its own literal quoting): a turn's history
-write is two round trips, a profile update three.
+Why a write is sent in two or three messages (`_Batched`): each round trip is the network's latency,
+and the user's lock is held across all of them. So BEGIN and the lock go with the first statement whose
+rows are read, statements nothing reads (`defer`) go with the next one or with the COMMIT, each message
+rendered client-side (psycopg's `ClientCursor`, its own literal quoting): a turn's history write is two
+round trips instead of six, a profile update three instead of five. Measured on loopback (2026-11-27,
+one worker, c=8) this changed no throughput (27.6 → 29.5 and 29.2 → 29.6 turns/s, alternating runs): the
+worker's CPU, not the database, is the limit there; the saving is latency and lock time to a database on
+another host.
 
 Durability: an erasure's commit waits until it is on disk; other commits do not wait for their
 WAL flush (`yaksa.store.postgres.DURABLE`: the same trade as SQLite's). After an erasure

@@ -40,7 +40,6 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.focus_notice import no_evidence, nothing_named
 from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.post_reader import asks_only_the_cause
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -109,8 +108,7 @@ def _short_care(state: dict) -> tuple[str, Any] | None:
         return None
     if names_mind_condition(question):
         return "mind_care", mind_care_reply
-    post = state.get("post")
-    if focus.lang == "ko" and (post.asks_cause if post is not None else asks_only_the_cause(question)):
+    if focus.lang == "ko" and state["post"].asks_cause:   # read once by `assemble_context`
         return "cause_care", lambda text: cause_care_reply(text, focus.population)
     return None
 
@@ -124,11 +122,14 @@ def _population(state: dict, focus: Any) -> tuple[str, ...]:
     return tuple(question_focus.population) if question_focus is not None else ()
 
 
-def _named_products(focus: Any) -> frozenset[str]:
-    """item_seqs of the products the message names by name or brand (not by ingredient alone)."""
+def _named_products(focus: Any, *, by_ingredient: bool = False) -> frozenset[str]:
+    """item_seqs of the products the message names by name or brand; with `by_ingredient`, also those it
+    reaches only through an ingredient it names ("아세트아미노펜"). The one reading of "the message names
+    a medicine": a child's evidence keeps only products asked for by name (`_for_a_child`), while
+    any named medicine, ingredient included, keeps the labels after urgent advice (`advice_only`)."""
     if focus is None:
         return frozenset()
-    return frozenset(p.item_seq for p in focus.linking.products if p.via != "ingredient")
+    return frozenset(p.item_seq for p in focus.linking.products if by_ingredient or p.via != "ingredient")
 
 
 def _for_a_child(citations: list[Citation], population: tuple[str, ...],
@@ -162,8 +163,8 @@ def advice_only(state: dict, red_flag: dict | None) -> str | None:
         return None
     if post is not None and post.long and post.medicines:
         return None
-    linking = focus.linking if focus is not None else None
-    named = linking is not None and (linking.products or linking.ingredients or linking.brands)
+    named = focus is not None and (_named_products(focus, by_ingredient=True)
+                                   or focus.linking.ingredients or focus.linking.brands)
     return None if named else kind
 
 
