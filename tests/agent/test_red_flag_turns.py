@@ -5,6 +5,7 @@ gets none; the crisis stage still comes first and an off-topic message is still 
 from __future__ import annotations
 
 from yaksa.agent.replies import red_flag_reply
+from yaksa.llm.safety import URGENT_LINE_KO
 from yaksa.scope.red_flags import red_flag
 
 INFANT = "50일 된 아기가 열이 38.2도이고 CRP가 높다고 해요"
@@ -93,6 +94,7 @@ def test_go_now_without_a_medicine_quotes_no_label(make_runner) -> None:
     assert result.trace["post_answer"] == "emergency_only" and "retrieval" not in result.trace
     assert result.citations == [] and "[문서" not in result.answer
     assert result.answer.startswith(advice) and "전문가와 꼭 상담하세요" in result.answer
+    assert result.answer.endswith(URGENT_LINE_KO) and "복용 전에" not in result.answer   # no "before taking it"
 
 
 def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_runner) -> None:

@@ -18,6 +18,11 @@ from yaksa.text.lexical import is_korean
 SAFETY_PHRASE = "전문가와 꼭 상담하세요"
 SAFETY_LINE_KO = "복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."
 SAFETY_LINE_EN = "Please consult a pharmacist or doctor before taking any medicine. (전문가와 꼭 상담하세요.)"
+# After "call 119 / see a doctor today" with no label quoted, "before taking it, consult" reads oddly: this
+# closing says not to wait it out on medicines and to tell the doctor what was taken, and keeps the phrase.
+URGENT_LINE_KO = "약으로 버티며 기다리지 마시고, 이미 드신 약이 있으면 진료 때 알려 주세요. 약은 약사나 의사 등 전문가와 꼭 상담하세요."
+URGENT_LINE_EN = ("Do not wait it out on medicines; tell the doctor what you have already taken. "
+                  "(전문가와 꼭 상담하세요.)")
 CITATION = re.compile(r"\[문서\s*(\d+)\]")
 
 _UNITS = (
@@ -34,6 +39,11 @@ _UNIT_ALIASES = (("밀리그람", "mg"), ("밀리그램", "mg"), ("밀리리터"
 def safety_line(question: str) -> str:
     """The closing line for an answer to `question` (English questions get both languages)."""
     return SAFETY_LINE_KO if is_korean(question) else SAFETY_LINE_EN
+
+
+def urgent_line(question: str) -> str:
+    """The closing line of an answer that is urgent advice only (no label follows it)."""
+    return URGENT_LINE_KO if is_korean(question) else URGENT_LINE_EN
 
 
 def has_safety_line(answer: str) -> bool:

@@ -195,3 +195,27 @@ def test_a_child_asking_about_an_adult_only_product_hears_which_and_why() -> Non
     assert ADULT_ONLY_USAGE.title in answer and "성인 용량만 있고 어린이 용량이 없어" in answer
     assert answer.count("전문가와 꼭 상담하세요") == 1 and NO_EVIDENCE_KO not in answer
     assert verify_rules(answer, [ADULT_ONLY_USAGE]).verdict == "PASS"
+
+
+PREGNANCY_CAUTIONS = [
+    "이 약을 복용하기 전에 간장애, 신장(콩팥)장애, 소화성궤양, 혈액이상, 출혈경향 환자, 심장기능이상, 과민증 경험, 기관지천식, "
+    "노인, 임부 또는 수유부는 의사 또는 약사와 상의하십시오.",
+    "이 약을 복용하기 전에 간장애 또는 경험자, 신장장애 또는 경험자, 소화성궤양 경험자, 혈액이상 또는 경험자, 출혈경향이 있는 "
+    "환자, 심장기능이상이 있는 환자, 기관지천식, 고령자, 임부 또는 수유부는 의사 또는 약사와 상의하십시오.",
+]
+
+
+def test_one_ingredients_near_identical_cautions_are_quoted_once_and_the_others_named() -> None:
+    def caution(n: int, title: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:precautions", "drugs", title, "주의사항", text, 1.0 - n / 10,
+                        {"section_key": "precautions"})
+
+    evidence = [caution(1, "세리콘정(아세트아미노펜)", PREGNANCY_CAUTIONS[0]),
+                caution(2, "트라몰정325밀리그람(아세트아미노펜)", PREGNANCY_CAUTIONS[1])]
+    answer = extractive_answer("임신 30주인데 타이레놀 먹어도 되나요?", evidence)
+    assert answer.count("임부 또는 수유부는") == 1          # the caution once, not once per product
+    assert "트라몰정325밀리그람(아세트아미노펜) [문서 2]" in answer and "[문서 1]" in answer
+    assert verify_rules(answer, evidence).verdict == "PASS", verify_rules(answer, evidence).problems
+    # a different dose is never folded in, however alike the sentences
+    doses = [caution(1, "가정", "성인은 1회 1정을 1일 3회 복용합니다."), caution(2, "나정", "성인은 1회 2정을 1일 3회 복용합니다.")]
+    assert extractive_answer("임신 30주인데 먹어도 되나요?", doses).count("성인은 1회") == 2

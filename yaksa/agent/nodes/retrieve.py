@@ -43,7 +43,7 @@ from yaksa.agent.turn import TurnContext
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
-from yaksa.llm.safety import safety_line
+from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
@@ -188,7 +188,7 @@ def retrieve(deps: AgentDeps):
             turn.notes["post_answer"] = urgent
             # (the care note ends with the consult line itself)
             note = care_reply(post) if post is not None and post.long and post.care_questions else ""
-            return {"no_evidence": True, "answer": note or safety_line(state["question"]),
+            return {"no_evidence": True, "answer": note or urgent_line(state["question"]),
                     "citations": [], "verified": False, "focus": None, "doc_ids_by_iteration": [[]]}
         care = _short_care(state) if state.get("iteration", 0) == 0 and not (post is not None and post.long) else None
         if care is not None:
@@ -210,8 +210,8 @@ def retrieve(deps: AgentDeps):
         if withholds_doses(turn.notes.get("red_flag")):
             hits = cautions_only(hits)
             turn.notes["withheld_sections"] = len(result.hits) - len(hits)
-            if not hits:   # nothing to add to "go now" but the consult line
-                return {"no_evidence": True, "answer": safety_line(state["question"]), "citations": [],
+            if not hits:   # nothing to add to "go now" but the closing line
+                return {"no_evidence": True, "answer": urgent_line(state["question"]), "citations": [],
                         "verified": False, "focus": None,
                         "doc_ids_by_iteration": [*state.get("doc_ids_by_iteration", []), []]}
         citations = [Citation(n=i, doc_id=h.doc_id, collection=h.collection, title=h.title, section=h.section,

@@ -36,7 +36,7 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
-from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, safety_line
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
 from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences
 
 MAX_SENTENCES_PER_DOC = 3
@@ -52,6 +52,7 @@ CHILD_WORDS = re.compile(r"소아|어린이|유아|영아|신생아|개월|\d+\s
                          r"|\bchild(ren)?\b|\binfants?\b", re.IGNORECASE)
 NO_EVIDENCE_KO = "질문에 답할 근거 문서를 찾지 못했습니다. 확인되지 않은 정보로 답하지 않겠습니다."
 NO_EVIDENCE_EN = "I could not find source documents that answer this question, so I will not guess."
+NEAR_DUPLICATE = 0.5   # bigram Jaccard: one ingredient's labels 0.57-0.77 apart, unrelated sentences ≤ 0.1
 QUOTED_QUESTION_CHARS = 60   # a care question is quoted back this long at most
 MAX_QUOTED_QUESTIONS = 2
 
@@ -150,6 +151,41 @@ def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean
     return f"{label}: {' '.join(picked)} [문서 {citation.n}]"
 
 
+def _similarity(a: str, b: str) -> float:
+    """Jaccard similarity of two texts' character bigrams (`grams`)."""
+    ga, gb = grams(a), grams(b)
+    return len(ga & gb) / len(ga | gb) if ga and gb else 0.0
+
+
+class _Block:
+    """One paragraph of the answer: a document's picked sentences, and the other documents whose picked
+    sentences say nearly the same (`says_the_same`). Why: products of one ingredient carry near-identical
+    label text, and a pregnant woman asking about 타이레놀 got the same caution four times over, one
+    paragraph per product, crowding out everything else; now the first is quoted and the others are named
+    and cited after it as saying nearly the same."""
+
+    def __init__(self, citation: Citation, picked: list[str], matched: list[str]) -> None:
+        self.citation, self.picked, self.matched = citation, picked, matched
+        self.text = " ".join(picked)
+        self.also: list[Citation] = []
+
+    def says_the_same(self, citation: Citation, picked: list[str], matched: list[str]) -> bool:
+        """Same section, same profile match, the same dose mentions (a different dose is never folded
+        in) and at least NEAR_DUPLICATE of their character bigrams in common."""
+        text = " ".join(picked)
+        return (citation.section == self.citation.section and matched == self.matched
+                and sorted(dose_mentions(text)) == sorted(dose_mentions(self.text))
+                and _similarity(text, self.text) >= NEAR_DUPLICATE)
+
+    def render(self, korean: bool) -> str:
+        first = _paragraph(self.citation, self.picked, self.matched, korean)
+        if not self.also:
+            return first
+        others = ", ".join(f"{c.title} [문서 {c.n}]" for c in self.also)
+        return (f"{first} 같은 내용이 {others}의 허가 정보에도 거의 그대로 있습니다." if korean
+                else f"{first} The labels of {others} say nearly the same.")
+
+
 def _quoted(question: str) -> str:
     text = question.strip()
     return text if len(text) <= QUOTED_QUESTION_CHARS else text[:QUOTED_QUESTION_CHARS].rstrip() + "…"
@@ -215,7 +251,6 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
     person = post.profile_words() if long_post else population_profile_words(population)
     profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
-    paragraphs: list[str] = []
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
     side_effects_asked = asks_side_effects(asked)
@@ -233,8 +268,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
     skip = adult_only_products(evidence) if for_child else frozenset()
     used: list[Citation] = []
+    blocks: list[_Block] = []
     for citation in ranked:
-        if len(paragraphs) == MAX_DOCUMENTS:
+        if len(blocks) == MAX_DOCUMENTS:
             break
         if citation.title in skip:
             continue
@@ -244,7 +280,12 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             continue
         seen.update(picked)
         used.append(citation)
-        paragraphs.append(_paragraph(citation, picked, matched, korean))
+        twin = next((b for b in blocks if b.says_the_same(citation, picked, matched)), None)
+        if twin is not None:
+            twin.also.append(citation)
+        else:
+            blocks.append(_Block(citation, picked, matched))
+    paragraphs = [b.render(korean) for b in blocks]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         if skip:   # it carries the consult line itself
