@@ -46,10 +46,12 @@ from yaksa.scope.features import (
     knn_means,
     leave_one_out_knn,
 )
-from yaksa.scope.featurize import ModelInputs
+from yaksa.scope.featurize import NEAREST, ModelInputs
 from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, business_request, harmful_request
 from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
+from yaksa.scope.nothing_near import REASON as NOTHING_NEAR
+from yaksa.scope.nothing_near import may_refuse, shares_a_word
 from yaksa.scope.windows import text_windows
 
 log = logging.getLogger(__name__)
@@ -261,7 +263,24 @@ class ScopeStage:
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
                                  {**decision.signals, "business_request": business}, decision.model)
+        if (decision.in_scope and may_refuse(question, decision.signals, self._lexical(question).tokens)
+                and not self._near_documents(question)):
+            return ScopeDecision(False, NOTHING_NEAR, {**decision.signals, "nothing_near": True}, decision.model)
         return decision
+
+    def _near_documents(self, question: str) -> bool:
+        """Whether any of the NEAREST documents of each collection the learned model probes shares a
+        content word with the question (`nothing_near`); True when there is no learned model to ask."""
+        if self._inputs is None:
+            return True
+        texts: list[str] = []
+        for collection, probe in zip(self._inputs.collections, self._inputs.probes, strict=True):
+            vector = np.asarray(self._query_vector(collection, question), dtype=np.float32)
+            for name in probe.collections:
+                index = self.loaded.bundle.collections[name]
+                rows, _scores = index.dense_search(vector, NEAREST)
+                texts.extend(f"{d.title} {d.text}" for d in index.documents(np.asarray(rows).ravel()))
+        return shares_a_word(question, texts)
 
     def _decide_model(self, question: str) -> ScopeDecision:
         lexical = self._lexical(question)

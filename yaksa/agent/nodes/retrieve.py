@@ -32,7 +32,6 @@ is still answered from its own label's cautions.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -46,23 +45,10 @@ from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
 from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
-from yaksa.text.lexical import terms
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
-
-
-NARROW_PASS = 2.0   # a message whose P(in scope) is under this many times the threshold passed narrowly
-
-
-def names_nothing_medical(scope: ScopeDecision | None) -> bool:
-    """The scope stage found no medical word, drug, symptom or measurement in the question (its lexical
-    signals; unknown, e.g. without the scope stage, counts as naming something)."""
-    signals = scope.signals if scope is not None else {}
-    return signals.get("medical_terms") == [] and signals.get("density") == 0
-
-
-MEDICINE_WORD = re.compile(r"약|연고|시럽|파스|크림|겔|밴드")   # "가루약", "노스카나 겔": the lexicon may miss them
 
 
 def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: list[Citation]) -> bool:
@@ -71,14 +57,11 @@ def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: 
     ("알람 7시에 맞춰줘" and an antacid's dosing). Each condition alone also holds for real medical questions
     ("아침부터 열이 좀 나요" names no term the lexicon knows; "좌약 넣는 방법" passed narrowly); together, on
     the shared non-medical questions that passed, they held for most and for few medical ones."""
-    if (not citations or any(c.collection != DRUGS for c in citations) or not names_nothing_medical(scope)
-            or MEDICINE_WORD.search(question)):
+    if not citations or any(c.collection != DRUGS for c in citations) or scope is None:
         return False
-    p, threshold = scope.signals.get("p_in_scope"), scope.signals.get("threshold")
-    if not isinstance(p, float) or not isinstance(threshold, float) or p >= NARROW_PASS * threshold:
+    if not may_be_nothing_near(question, scope.signals):
         return False
-    words = terms(question)
-    return not any(w in c.text or w in c.title for w in words for c in citations)
+    return not shares_a_word(question, (f"{c.title} {c.text}" for c in citations))
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
