@@ -19,6 +19,8 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("아랫배가 살살 아파요", "복통"),
     ("벌레한테 물려서 부었어요", "벌레물린"),
     ("밤에 자다가 자꾸 깨요", "불면"),          # was refused as off-topic: no word of it was medical
+    ("요즘 속이 자주 쓰려요", "속쓰림"),        # an adverb between: "the data has nothing on this" (2026-11-27)
+    ("머리가 너무 아파요", "두통"),
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)

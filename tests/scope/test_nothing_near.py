@@ -62,6 +62,8 @@ def test_a_question_of_one_syllable_nouns_has_nothing_to_compare_and_is_never_re
 def test_the_words_of_real_posts_and_english_keep_a_message_from_the_rule() -> None:
     from yaksa.scope.nothing_near import may_refuse, post_terms
     assert {"쓰리다", "명치", "미열"} <= post_terms()
-    assert not may_refuse("요즘 속이 자주 쓰려요", NARROW, ["요즘", "속", "쓰리다"])
-    assert may_refuse("앞머리 다시 길러볼까", NARROW, ["앞머리", "다시", "기르다"])
-    assert not may_refuse("What is (are) Cluttering ?", NARROW, ["cluttering"])
+    from yaksa.scope.nothing_near import post_words
+    assert post_words(["요즘", "속", "쓰리다"]) == ["쓰리다"] and post_words(["앞머리", "다시", "기르다"]) == []
+    assert not may_refuse("요즘 속이 자주 쓰려요", {**NARROW, "post_words": ["쓰리다"]})
+    assert may_refuse("앞머리 다시 길러볼까", {**NARROW, "post_words": []})
+    assert not may_refuse("What is (are) Cluttering ?", NARROW)

@@ -71,6 +71,11 @@ def load_focus_rules() -> FocusRules:
 CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")
 
 
+# adverbs of how often or how much, said between a body part and its complaint ("속이 자주 쓰려요", "머리가
+# 너무 아파요"): a symptom's pattern ("속이쓰") is matched with them left out
+_DEGREE_ADVERBS = re.compile(r"(?<!\S)(?:자주|너무|좀|많이|계속|자꾸|조금|엄청|진짜|정말|가끔|항상|늘|살짝|심하게|매일|갑자기)(?!\S)")
+
+
 def _compact(text: str) -> str:
     """The question without spaces, with 아파/아픈/아플 written 아프 so one pattern fits every ending."""
     return CONJUGATED_PAIN.sub("아프", without_spaces(text))
@@ -131,7 +136,7 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     """The efficacy terms the question names itself (everyday phrasings included: "신물" → 속쓰림), in
     the order they appear; drug-class words do not count here."""
     rules = rules or load_focus_rules()
-    compact = _compact(question)
+    compact = _compact(_DEGREE_ADVERBS.sub("", question))
     found: list[tuple[int, str]] = []
     for term, patterns in rules.symptoms.items():
         positions = [compact.find(p) for p in (term, *patterns) if p in compact]

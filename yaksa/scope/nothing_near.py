@@ -44,8 +44,10 @@ def passed_narrowly(signals: Mapping[str, Any]) -> bool:
 
 
 def may_be_nothing_near(question: str, signals: Mapping[str, Any]) -> bool:
-    """The cheap conditions, checked before the nearest documents are read."""
-    return names_nothing_medical(signals) and passed_narrowly(signals) and not MEDICINE_WORD.search(question)
+    """The cheap conditions, checked before the nearest documents are read: nothing medical named, not
+    even a word of real health posts (the stage's `post_words` signal), a narrow pass, no medicine word."""
+    return (names_nothing_medical(signals) and not signals.get("post_words") and passed_narrowly(signals)
+            and not MEDICINE_WORD.search(question))
 
 
 @cache
@@ -55,18 +57,17 @@ def post_terms() -> frozenset[str]:
     return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
-def uses_a_post_word(tokens: Sequence[str]) -> bool:
-    """Whether any analyser token is a word of real health posts (`post_terms`): "쓰리다", "명치", "미열"."""
+def post_words(tokens: Sequence[str]) -> list[str]:
+    """The analyser tokens that are words of real health posts (`post_terms`): "쓰리다", "명치", "미열"."""
     words = post_terms()
-    return any(t in words for t in tokens)
+    return [t for t in tokens if t in words]
 
 
-def may_refuse(question: str, signals: Mapping[str, Any], tokens: Sequence[str]) -> bool:
-    """The stage's cheap conditions, checked before the nearest documents are read: a Korean message
-    (every non-medical source is Korean; an English question such as "What is (are) Cluttering ?" names
-    a condition no word list here knows) passed narrowly, naming nothing medical, not even in the words
-    of real posts."""
-    return is_korean(question) and may_be_nothing_near(question, signals) and not uses_a_post_word(tokens)
+def may_refuse(question: str, signals: Mapping[str, Any]) -> bool:
+    """The stage's cheap conditions: a Korean message (every non-medical source is Korean; an English
+    question such as "What is (are) Cluttering ?" names a condition no word list here knows) for which
+    `may_be_nothing_near` holds."""
+    return is_korean(question) and may_be_nothing_near(question, signals)
 
 
 def shares_a_word(question: str, documents: Iterable[str]) -> bool:

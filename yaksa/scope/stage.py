@@ -51,7 +51,7 @@ from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, business_request, harmful
 from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
 from yaksa.scope.nothing_near import REASON as NOTHING_NEAR
-from yaksa.scope.nothing_near import may_refuse, shares_a_word
+from yaksa.scope.nothing_near import may_refuse, post_words, shares_a_word
 from yaksa.scope.windows import text_windows
 
 log = logging.getLogger(__name__)
@@ -263,8 +263,7 @@ class ScopeStage:
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
                                  {**decision.signals, "business_request": business}, decision.model)
-        if (decision.in_scope and may_refuse(question, decision.signals, self._lexical(question).tokens)
-                and not self._near_documents(question)):
+        if decision.in_scope and may_refuse(question, decision.signals) and not self._near_documents(question):
             return ScopeDecision(False, NOTHING_NEAR, {**decision.signals, "nothing_near": True}, decision.model)
         return decision
 
@@ -285,7 +284,8 @@ class ScopeStage:
     def _decide_model(self, question: str) -> ScopeDecision:
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
-                                      "domain_cues": list(lexical.cues), "service_request": lexical.service}
+                                      "domain_cues": list(lexical.cues), "service_request": lexical.service,
+                                      "post_words": post_words(lexical.tokens)}
         if self._learned is not None and self._inputs is not None:
             decision = self._decide_learned(question, lexical, signals)
             if decision is not None:
