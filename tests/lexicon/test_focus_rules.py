@@ -18,6 +18,7 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("헬스장에서 운동하면 윗배가 아파요", "위통"),  # was refused as off-topic (a gym is a sports cue)
     ("아랫배가 살살 아파요", "복통"),
     ("벌레한테 물려서 부었어요", "벌레물린"),
+    ("벌에 쏘였는데 어떡해요", "벌레물린"),     # got a naproxen side-effect list (2026-11-27)
     ("밤에 자다가 자꾸 깨요", "불면"),          # was refused as off-topic: no word of it was medical
     ("요즘 속이 자주 쓰려요", "속쓰림"),        # an adverb between: "the data has nothing on this" (2026-11-27)
     ("머리가 너무 아파요", "두통"),
