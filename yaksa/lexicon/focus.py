@@ -1,6 +1,6 @@
 """What a question is about: the drugs it names, its symptoms, its intent, who it is for, and how.
 
-Why one object: the searcher uses it to constrain and order candidates (`yaksa.retrieval.focused`),
+Why one object: the searcher uses it to constrain and order candidates (`yaksa.retrieval.focus_ranking`),
 the result carries it (`SearchResult.focus`, in the `/v1/search` wire format), and the agent's
 verifier checks citations against it (`yaksa.retrieval.relevance.check_relevance`). Drug names come
 from the linker (`linking.py`); symptoms, drug classes, populations and routes from the reviewed word
@@ -136,10 +136,11 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     """The efficacy terms the question names itself (everyday phrasings included: "신물" → 속쓰림), in
     the order they appear; drug-class words do not count here."""
     rules = rules or load_focus_rules()
-    compact = _compact(_DEGREE_ADVERBS.sub("", question))
+    # as written ("밤에자꾸깨" is a pattern), and with the adverbs left out ("속이 자주 쓰려요")
+    compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
     found: list[tuple[int, str]] = []
     for term, patterns in rules.symptoms.items():
-        positions = [compact.find(p) for p in (term, *patterns) if p in compact]
+        positions = [c.find(p) for c in compacts for p in (term, *patterns) if p in c]
         if positions:
             found.append((min(positions), term))
     return tuple(t for _, t in sorted(found))

@@ -1,7 +1,7 @@
 """Are the cited documents about what was asked? A pure check the agent's verifier runs on citations.
 
 Why: a fluent answer citing 타라부틴정 for a 타이레놀 question is wrong however well it reads. The
-search already constrains candidates (`yaksa.retrieval.focused`); this function lets the verifier
+search already constrains candidates (`yaksa.retrieval.focus_ranking`); this function lets the verifier
 check the documents an answer actually cites, with nothing but the search's focus and the documents.
 
 A document is *about* the focus when:

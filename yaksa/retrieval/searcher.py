@@ -10,7 +10,7 @@ trace can show where time goes:
             ablation baselines), `weighted` and `rrf` fuse both (`yaksa.retrieval.fusion`)
   focus     what the question is about (`yaksa.lexicon.focus`): named drugs, symptoms, section intent,
             population, route. In the drugs collection a named drug or a symptom replaces the fused
-            ranking by the focused one (`yaksa.retrieval.focused`): candidates come only from the named
+            ranking by the focused one (`yaksa.retrieval.focus_ranking`): candidates come only from the named
             products, or from products whose 효능효과 names the symptom
   prior     sections (MFDS) or question types (MedQuAD) that do not answer the intent are multiplied
             by `intent_prior` (the collection's intent factor; secondary sections by its square
@@ -37,7 +37,7 @@ from yaksa.lexicon.expansion import ExpandedQuery, expand_query, load_rules
 from yaksa.lexicon.focus import Focus, analyse
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.lexicon.section_intent import EN_QTYPES, SectionIntent, asks_side_effects
-from yaksa.retrieval.focused import rank_drug, rank_symptom
+from yaksa.retrieval.focus_ranking import rank_drug, rank_symptom
 from yaksa.retrieval.fusion import rrf, weighted_fusion
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle, collection_content_key
 from yaksa.retrieval.rerank import Reranker, make_reranker
@@ -297,7 +297,7 @@ class Searcher:
 
     def _focused(self, name: str, query: str, focus: Focus, k: int, timings: dict[str, float],
                  qvecs: dict[str, Any]) -> tuple[list[tuple[Key, float]], Focus]:
-        """The drugs collection ranked under the focus (`yaksa.retrieval.focused`)."""
+        """The drugs collection ranked under the focus (`yaksa.retrieval.focus_ranking`)."""
         embedder = self.loaded.embedders[name]
         if embedder.id not in qvecs:
             qvecs[embedder.id] = self._timed(timings, "embed_query", self._embed, name, query)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.focus_notice import with_notice
+from yaksa.agent.source_notice import with_notice
 from yaksa.agent.strategies import make_strategy
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.roles import judge, rewrite

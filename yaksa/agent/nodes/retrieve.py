@@ -36,8 +36,8 @@ from dataclasses import replace
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.focus_notice import no_evidence, nothing_named
 from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply
+from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation

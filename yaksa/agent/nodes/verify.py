@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.focus_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
+from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
 from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.offline.rule_verifier import verify_rules

@@ -14,7 +14,7 @@ import pytest
 from yaksa.corpus.document import Document
 from yaksa.lexicon.focus import analyse
 from yaksa.lexicon.linking import DrugCatalog
-from yaksa.retrieval.focused import rank_drug, rank_symptom, symptom_products
+from yaksa.retrieval.focus_ranking import rank_drug, rank_symptom, symptom_products
 from yaksa.retrieval.relevance import check_relevance
 
 
@@ -139,7 +139,7 @@ def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs
     """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
     a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""
     from yaksa.lexicon.focus import load_focus_rules
-    from yaksa.retrieval.focused import adults_only
+    from yaksa.retrieval.focus_ranking import adults_only
 
     rules = load_focus_rules()
     for seed in range(5):
