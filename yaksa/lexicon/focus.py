@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.linking import DrugCatalog, Linking, without_spaces
 from yaksa.lexicon.rule_tables import RulesFileError, word_table
 from yaksa.lexicon.section_intent import HANGUL, SectionIntent, classify_intent
@@ -95,6 +96,7 @@ class Focus:
     population: tuple[str, ...] = ()   # infant | child | adult | pregnant | breastfeeding | elderly
     route: str | None = None           # oral | topical | rectal | eye, when the question says
     item_seqs: tuple[str, ...] = ()    # products the answer may come from (drug mode), or that matched (symptom)
+    conditions: tuple[str, ...] = ()   # long-standing conditions named ("고혈압"): `yaksa.lexicon.conditions`
     satisfied: bool | None = None      # filled by the searcher: the hits honour the constraint
     reason: str | None = None          # why nothing (or something unexpected) was returned
 
@@ -116,6 +118,7 @@ class Focus:
             "symptoms": list(self.symptoms), "classes": list(self.classes),
             "intent": self.intent.to_json(), "population": list(self.population), "route": self.route,
             "item_seqs": list(self.item_seqs), "satisfied": self.satisfied, "reason": self.reason,
+            "conditions": list(self.conditions),
         }
 
 
@@ -193,7 +196,9 @@ def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
     linking = catalog.link(question) if catalog is not None else Linking()
     symptoms, classes = find_symptoms(question, rules)
     population = find_population(question, rules)
-    careful = bool(CAREFUL_POPULATIONS & set(population))
+    conditions = find_conditions(question)
+    # "may I take it?" from someone pregnant, old or with a condition the cautions name asks for the cautions
+    careful = bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
     if linking.named:
         mode = "drug"
         intent = classify_intent(question, default="efficacy", symptom=bool(symptoms), careful=careful)
@@ -207,4 +212,4 @@ def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
         intent = classify_intent(question)
         seqs = ()
     return Focus(question, "ko", mode, intent, linking, symptoms, classes, population,
-                 find_route(question, rules), seqs)
+                 find_route(question, rules), seqs, conditions=conditions)

@@ -219,3 +219,16 @@ def test_one_ingredients_near_identical_cautions_are_quoted_once_and_the_others_
     # a different dose is never folded in, however alike the sentences
     doses = [caution(1, "가정", "성인은 1회 1정을 1일 3회 복용합니다."), caution(2, "나정", "성인은 1회 2정을 1일 3회 복용합니다.")]
     assert extractive_answer("임신 30주인데 먹어도 되나요?", doses).count("성인은 1회") == 2
+
+
+def test_a_condition_named_in_a_short_question_flags_the_cautions_that_name_it() -> None:
+    """"고혈압이 있는데 코감기약 먹어도 돼요?": the caution sentence naming 고혈압 comes first, flagged as theirs."""
+    def cite(n: int, key: str, section: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:{key}", "drugs", "코감기정", section, text, 1.0 - n / 10, {"section_key": key})
+
+    evidence = [cite(1, "efficacy", "효능효과", "이 약은 코감기에 의한 콧물, 코막힘에 사용합니다."),
+                cite(2, "precautions", "주의사항", "이 약을 복용하기 전에 고혈압, 당뇨병 환자는 의사 또는 약사와 상의하십시오.")]
+    answer = extractive_answer("고혈압이 있는데 코감기약 먹어도 돼요?", evidence)
+    assert answer.index("[문서 2]") < answer.index("[문서 1]") and "회원님 정보(" in answer and "고혈압" in answer
+    plain = extractive_answer("코감기약 어디에 써요?", evidence)
+    assert "관련된 주의" not in plain

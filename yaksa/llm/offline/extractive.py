@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading, population_profile_words
+from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.focus import find_population
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
@@ -249,7 +250,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     asked = post.search_query() if long_post else question   # its questions and key facts, not the story
     query = grams(asked)
     # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
-    person = post.profile_words() if long_post else population_profile_words(population)
+    person = post.profile_words() if long_post else ", ".join(
+        w for w in (population_profile_words(population), *find_conditions(question)) if w)
     profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.

@@ -1,0 +1,33 @@
+"""Long-standing conditions a message names (`yaksa.lexicon.conditions`) and what they change in the focus."""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.lexicon.conditions import find_conditions
+from yaksa.lexicon.focus import analyse
+
+
+@pytest.mark.parametrize(("text", "conditions"), [
+    ("고혈압이 있는데 코감기약 먹어도 돼요?", ("고혈압",)),
+    ("어머니가 혈압약 드시는데 감기약 같이 드셔도 되나요", ("고혈압",)),   # a condition's medicine
+    ("혈압이 높아요", ("고혈압",)),                                         # a predicate, any ending
+    ("간이 안 좋은데 타이레놀 먹어도 돼요?", ("간질환",)),
+    ("녹내장 있는데 콧물약 먹어도 돼요?", ("녹내장",)),
+    ("피부가 간질간질해요", ()),                                             # itching, not epilepsy
+    ("비염약 먹어도 돼요?", ()),                                              # what a label treats
+    ("타이레놀 먹어도 돼요?", ()),
+])
+def test_conditions_are_found_by_their_everyday_names(text: str, conditions: tuple[str, ...]) -> None:
+    assert find_conditions(text) == conditions
+
+
+def test_may_i_take_it_with_a_condition_asks_for_the_cautions() -> None:
+    """"고혈압이 있는데 코감기약 먹어도 돼요?" got cold medicines' uses and doses: a symptom question's "may I
+    take it" reads as "what is it for" unless the person is one the cautions single out."""
+    with_condition = analyse("고혈압이 있는데 코감기약 먹어도 돼요?", None)
+    assert with_condition.mode == "symptom" and with_condition.conditions == ("고혈압",)
+    assert with_condition.intent.name == "precautions"
+    assert with_condition.to_json()["conditions"] == ["고혈압"]
+    without = analyse("코감기약 먹어도 돼요?", None)
+    assert without.intent.name == "efficacy" and without.conditions == ()

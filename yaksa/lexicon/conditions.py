@@ -1,0 +1,59 @@
+"""The long-standing conditions a message names ("고혈압이 있는데", "혈압약 먹는데", "당뇨가 있어서").
+
+Why: "고혈압이 있는데 코감기약 먹어도 돼요?" is the pharmacist's classic — a decongestant raises blood
+pressure — yet it was answered with cold medicines' uses and doses: the question named a symptom, so
+"can I take it?" read as "what is it for?". A condition the labels' cautions single out makes the
+question one about cautions, as pregnancy or old age already did (`yaksa.lexicon.focus`), and its name
+is a profile word the answer flags (`yaksa.llm.offline.extractive`).
+
+The names are the condition rows of the curated concept lexicon (`data/lexicon_ko.csv`), minus the
+conditions an over-the-counter label treats (비염, 아토피, 위염, 관절염 …: "비염약 먹어도 돼요?" asks what
+treats it, not what to avoid), plus the everyday words for a condition's medicine (혈압약 → 고혈압).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from functools import cache
+from importlib import resources
+
+from yaksa.lexicon.linking import without_spaces
+
+# conditions over-the-counter labels treat, or that name no caution of their own
+_TREATED = frozenset({
+    "YK:CON:allergic_rhinitis", "YK:CON:atopic_dermatitis", "YK:CON:gastritis", "YK:CON:arthritis",
+    "YK:CON:gout", "YK:CON:anemia", "YK:CON:obesity", "YK:CON:irritable_bowel", "YK:CON:smoking",
+    "YK:CON:depression", "YK:CON:osteoporosis", "YK:CON:metabolic_syndrome", "YK:CON:cataract",
+    "YK:CON:cancer",
+})
+# names that read as something else inside everyday words ("간질간질" is itching, not epilepsy)
+_AMBIGUOUS = frozenset({"간질"})
+# a condition's medicine, as people say they take it
+MEDICINE_OF = {"혈압약": "고혈압", "당뇨약": "당뇨병", "고지혈증약": "고지혈증", "갑상선약": "갑상선 질환",
+               "항응고제": "출혈 경향", "와파린": "출혈 경향"}
+
+
+@cache
+def _names() -> tuple[tuple[str, str], ...]:
+    """(compact name, preferred name) of every condition kept, longest names first."""
+    text = resources.files("yaksa.lexicon").joinpath("data", "lexicon_ko.csv").read_text(encoding="utf-8")
+    pairs: dict[str, str] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        if row["type"] != "condition" or row["concept_id"] in _TREATED:
+            continue
+        for name in row["names"].split("|"):
+            compact = without_spaces(name)
+            # a predicate matches every ending: "간이 안 좋다" is "간이 안 좋은데" too
+            compact = compact.removesuffix("다")
+            if len(compact) >= 2 and compact not in _AMBIGUOUS:
+                pairs.setdefault(compact, row["preferred"])
+    pairs.update({without_spaces(k): v for k, v in MEDICINE_OF.items()})
+    return tuple(sorted(pairs.items(), key=lambda p: -len(p[0])))
+
+
+def find_conditions(text: str) -> tuple[str, ...]:
+    """The preferred names of the conditions `text` names, in lexicon order, de-duplicated."""
+    compact = without_spaces(text)
+    found = [preferred for name, preferred in _names() if name in compact]
+    return tuple(dict.fromkeys(found))
