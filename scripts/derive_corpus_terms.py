@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from yaksa.atomicio import atomic_write_text
+
 MIN_COUNT = 3
 MIN_LOG_RATIO = 1.3
 UNSEEN = 1e-7  # general frequency of a word wordfreq does not list (its floor is 1e-6)
@@ -67,9 +69,7 @@ def main() -> None:
     if not args.tokens.is_file():
         raise SystemExit(f"{args.tokens}: no such file (run the build first)")
     words = derive(args.tokens)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(HEADER.format(count=MIN_COUNT, ratio=MIN_LOG_RATIO) + "\n".join(words) + "\n", "utf-8")
-    tmp.replace(args.out)
+    atomic_write_text(args.out, HEADER.format(count=MIN_COUNT, ratio=MIN_LOG_RATIO) + "\n".join(words) + "\n")
     print(f"{len(words)} words written to {args.out}")
 
 

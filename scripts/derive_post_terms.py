@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from yaksa.atomicio import atomic_write_text
 from yaksa.config import load_settings
 from yaksa.evaluation.scope_eval import _stage
 from yaksa.retrieval.loader import load_published
@@ -72,9 +73,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     words = derive(args.params)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(HEADER.format(docs=MIN_DOCS, ratio=MIN_LOG_RATIO) + "\n".join(words) + "\n", "utf-8")
-    tmp.replace(args.out)
+    atomic_write_text(args.out, HEADER.format(docs=MIN_DOCS, ratio=MIN_LOG_RATIO) + "\n".join(words) + "\n")
     print(f"{len(words)} words written to {args.out}")
 
 
