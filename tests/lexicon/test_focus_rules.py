@@ -22,6 +22,7 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("밤에 자다가 자꾸 깨요", "불면"),          # was refused as off-topic: no word of it was medical
     ("요즘 속이 자주 쓰려요", "속쓰림"),        # an adverb between: "the data has nothing on this" (2026-11-27)
     ("머리가 너무 아파요", "두통"),
+    ("코피가 자주 나요", "비출혈"),           # got 코푸시럽's doses by its 코 (2026-11-27)
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
@@ -58,6 +59,16 @@ def test_a_month_count_is_a_babys_age_only_when_it_is_one() -> None:
     assert find_population("6개월 아기가 열이 나요") == ("infant",)
     assert "infant" in find_population("생후 3개월인데 코가 막혀요")
     assert set(find_population("임신 중인데 8개월 된 첫째가 열이 나요")) == {"pregnant", "infant"}
+
+
+def test_a_parents_ae_is_a_child_but_not_inside_other_words() -> None:
+    """"애가 열이 나는데" got adult acetaminophen doses; 애 alone is also in 장애 and 애매."""
+    from yaksa.lexicon.focus import find_population
+
+    assert find_population("애가 열이 나는데 해열제 교차복용 해도 되나요?") == ("child",)
+    assert find_population("우리 애 기침이 안 멈춰요") == ("child",)
+    assert find_population("장애가 있는데 감기약 먹어도 돼요?") == ()
+    assert find_population("효과가 애매해요") == ()
 
 
 def test_a_fever_that_was_is_a_fever() -> None:
