@@ -25,6 +25,7 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
     ("부루펜 술 먹고 먹어도 되나요", "precautions"),
     ("애가 열이 나는데 해열제 교차복용 해도 되나요?", "interactions"),   # got a cold syrup's uses
     ("아이 해열제 번갈아 먹여도 되나요", "interactions"),
+    ("이부프로펜 먹고 코피가 나요", "side_effects"),   # got ibuprofen's uses
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent

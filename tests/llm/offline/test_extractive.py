@@ -232,3 +232,38 @@ def test_a_condition_named_in_a_short_question_flags_the_cautions_that_name_it()
     assert answer.index("[문서 2]") < answer.index("[문서 1]") and "회원님 정보(" in answer and "고혈압" in answer
     plain = extractive_answer("코감기약 어디에 써요?", evidence)
     assert "관련된 주의" not in plain
+
+
+SIDE_EFFECT_LIST = ("쇽 증상(가슴쓰림, 오한, 호흡곤란, 혈압저하), 헤마토크릿 감소, 헤모글로빈 감소, 빈혈, 재생불량성빈혈, 용혈성빈혈, "
+                    "무과립구증, 과립구감소, 백혈구감소, 혈소판감소, 소화성궤양, 위장관궤양, 위장출혈, 천공(뚫림), 궤양성 대장염, "
+                    "혈변, 위염, 췌장염, 혈액구토, 크론병, 식욕부진, 구역, 구토, 복통, 소화불량, 설사, 위부불쾌감, 상복부 통증, 구갈, "
+                    "구내염, 복부팽만감, 구강궤양, 변비, 흑변, 피부점막안증후군(스티븐스-존슨증후군), 만 2세 미만의 소아, 발열, "
+                    "코피, 부기, 말초부종 등이 나타나는 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오.")
+
+
+def test_a_long_caution_list_keeps_its_head_what_was_asked_numbers_and_its_instruction() -> None:
+    """"이부프로펜 먹고 코피가 나요" got a 900-character side-effect list with 코피 somewhere inside."""
+    evidence = [Citation(1, "mfds:1:side_effects", "drugs", "이부펜정", "부작용", SIDE_EFFECT_LIST, 0.9,
+                         {"section_key": "side_effects"})]
+    answer = extractive_answer("이부프로펜 먹고 코피가 나요", evidence)
+    body = answer.split("\n\n")[0]
+    assert body.startswith("이부펜정 (부작용): 쇽 증상(가슴쓰림, 오한, 호흡곤란, 혈압저하), 헤마토크릿 감소,")
+    assert len(SIDE_EFFECT_LIST) > 300
+    assert "소아 … 코피 … 말초부종 등이 나타나는 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오. [문서 1]" in body
+    assert "만 2세 미만의 소아" in body and "크론병" not in body   # a number is never elided, the rest is
+    assert len(body) < len(SIDE_EFFECT_LIST)
+    assert verify_rules(answer, evidence).verdict == "PASS"
+    short = "구역, 구토, 복통 등이 나타나는 경우 복용을 중지하십시오."   # a short list is quoted whole
+    evidence = [Citation(1, "mfds:1:side_effects", "drugs", "가정", "부작용", short, 0.9, {"section_key": "side_effects"})]
+    assert short in extractive_answer("가정 먹고 구역이 나요", evidence)
+
+
+def test_the_caution_naming_the_persons_condition_comes_before_other_cautions() -> None:
+    def cite(n: int, key: str, section: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:{key}", "drugs", f"약{n}", section, text, 1.0 - n / 10, {"section_key": key})
+
+    evidence = [cite(1, "precautions", "주의사항", "이 약을 복용하기 전에 간장애 환자는 의사 또는 약사와 상의하십시오."),
+                cite(2, "interactions", "상호작용", "이 약과 다른 감기약을 함께 복용하지 마십시오."),
+                cite(3, "interactions", "상호작용", "고혈압 약을 복용하는 사람은 의사 또는 약사와 상의하십시오.")]
+    paragraphs = extractive_answer("고혈압이 있는데 감기약 먹어도 돼요?", evidence).split("\n\n")
+    assert paragraphs[0].endswith("[문서 3]") and "관련된 주의" in paragraphs[0]

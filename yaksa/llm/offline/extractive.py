@@ -56,6 +56,11 @@ NO_EVIDENCE_EN = "I could not find source documents that answer this question, s
 NEAR_DUPLICATE = 0.5   # bigram Jaccard: one ingredient's labels 0.57-0.77 apart, unrelated sentences ≤ 0.1
 QUOTED_QUESTION_CHARS = 60   # a care question is quoted back this long at most
 MAX_QUOTED_QUESTIONS = 2
+LIST_SENTENCE = 300   # characters: a caution sentence this long that lists many items is shortened
+MIN_LIST_ITEMS = 8    # ... when it has at least this many comma-separated items
+LIST_HEAD = 4         # items kept from its start (the list's lead-in and its first, most serious, items)
+ELIDED = " … "
+_DIGIT = re.compile(r"\d")
 
 
 def is_caution(citation: Citation) -> bool:
@@ -121,6 +126,43 @@ def adults_only_note(products: Sequence[str], korean: bool) -> str:
             f"whether a child may take it. {SAFETY_LINE_EN}")
 
 
+def _list_items(sentence: str) -> list[str]:
+    """The comma-separated items of a sentence, commas inside brackets kept ("쇽 증상(가슴쓰림, 오한)")."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(sentence):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            items.append(sentence[start:i].strip())
+            start = i + 1
+    items.append(sentence[start:].strip())
+    return [item for item in items if item]
+
+
+def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> str:
+    """A long caution sentence that lists every side effect or condition, shortened to its first
+    LIST_HEAD items, the items the question or the person names, and its last item (which says what to
+    do: "… 등이 나타나는 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오"), the rest elided with "…".
+    Why: real people asking "코피가 자주 나요" got a 900-character list quoted whole, with the one item that
+    concerned them somewhere inside. Nothing is reworded and no number is dropped: an item with a digit
+    ("만 2세 미만의 소아", "중단한 후 2주 이내의 사람") is always kept."""
+    if len(sentence) <= LIST_SENTENCE:
+        return sentence
+    items = _list_items(sentence)
+    if len(items) < MIN_LIST_ITEMS:
+        return sentence
+    keep = {*range(LIST_HEAD), len(items) - 1}
+    keep.update(i for i, item in enumerate(items)
+                if query & grams(item) or any(mentions(w, item) for w in profile) or _DIGIT.search(item))
+    out, previous = "", -1
+    for i in sorted(keep):
+        out += items[i] if previous < 0 else (", " if i == previous + 1 else ELIDED) + items[i]
+        previous = i
+    return out
+
+
 def _pick(citation: Citation, query: set[str], profile: list[str],
           for_child: bool = False, for_adult: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched."""
@@ -141,7 +183,8 @@ def _pick(citation: Citation, query: set[str], profile: list[str],
         best = [(0.0, 0, [])]
     best.sort(key=lambda s: s[1])
     matched = [w for _, _, hits in best for w in hits]
-    return [candidates[i] for _, i, _ in best], list(dict.fromkeys(matched))
+    picked = [shortened_list(candidates[i], query, profile) if caution else candidates[i] for _, i, _ in best]
+    return picked, list(dict.fromkeys(matched))
 
 
 def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean: bool) -> str:
@@ -287,7 +330,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             twin.also.append(citation)
         else:
             blocks.append(_Block(citation, picked, matched))
-    paragraphs = [b.render(korean) for b in blocks]
+    # the cautions that name the person's condition first, though their section came later (stable)
+    paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not b.matched)]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         if skip:   # it carries the consult line itself
