@@ -227,16 +227,16 @@ def hide_modules(folder: Path, names: tuple[str, ...]) -> Path:
 
 
 def start_server(src: Path, params: Path, port: int, workers: int, log: Path,
-                 hidden: Path | None = None) -> subprocess.Popen:
+                 hidden: Path | None = None, options: tuple[str, ...] = ()) -> subprocess.Popen:
     """`yaksa serve` of the code in `src`, rate limiting off, in its own process group; modules in
-    `hidden` (see `hide_modules`) shadow the installed ones."""
+    `hidden` (see `hide_modules`) shadow the installed ones; `options`: more `yaksa serve` options."""
     path = os.pathsep.join(str(p) for p in (hidden, src) if p is not None)
     env = {**os.environ, "YAKSA_RATE_PER_SEC": "0", "PYTHONPATH": path}
     env.pop("YAKSA_API_KEYS", None)
     with open(log, "wb") as out:
         return subprocess.Popen(
             [sys.executable, "-c", "from yaksa_cli import main; main()", "serve", "--port", str(port),
-             "--workers", str(workers), "--params", str(params)],
+             "--workers", str(workers), "--params", str(params), *options],
             cwd=src, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
