@@ -143,11 +143,11 @@ def baseline_runner(loaded: LoadedBundle, settings: Settings, rev: str) -> Agent
     deps.extractor = extractor(pack if pack.is_dir() else None, medcat_enabled=pack.is_dir())
     deps.regex_extractor = extractor(None, medcat_enabled=False)
     deps.profiles = _OldProfiles(
-        old["yaksa.memory.profile_store"].ProfileStore(settings.memory_path.with_name("before.duckdb")))
+        old["yaksa.memory.profile_store"].ProfileStore(settings.paths.memory.with_name("before.duckdb")))
     searcher = deps.searcher
     collection = "drugs" if "drugs" in loaded.embedders else next(iter(loaded.embedders))
     deps.cache = _OldCache(old["yaksa.memory.response_cache"].ResponseCache(
-        settings.cache_path.with_name("before-responses.npz"), lambda text: searcher.query_vector(collection, text),
+        settings.paths.response_cache.with_name("before-responses.npz"), lambda text: searcher.query_vector(collection, text),
         lambda text: cache_entities(deps, text), threshold=params.cache_threshold, max_size=params.cache_max_size,
         style_variation=any(f.cache_style_variation for f in params.variants.values())))
     deps.cache.set_bundle_version(loaded.version)
@@ -162,12 +162,11 @@ def timed_runner(runner: AgentRunner, sink: dict[str, list[float]]) -> AgentRunn
 
 def compare(loaded: LoadedBundle, settings: Settings, rev: str, rounds: int, tmp: str) -> None:
     """Everything on, before (`rev`) and now, alternating turn by turn (module doc)."""
-    agent = replace(settings.agent, memory_path=f"{tmp}/now.sqlite", cache_path=f"{tmp}/now.npz")
-    now_settings = replace(settings, agent=agent)
     ops: dict[str, dict[str, list[float]]] = {"before": defaultdict(list), "now": defaultdict(list)}
-    runners = {"before": timed_runner(baseline_runner(loaded, replace(settings, agent=replace(
-                   agent, memory_path=f"{tmp}/b.sqlite", cache_path=f"{tmp}/b.npz")), rev), ops["before"]),
-               "now": timed_runner(build_runner(loaded, now_settings, enforce_safety=False), ops["now"])}
+    runners = {"before": timed_runner(baseline_runner(loaded, settings.with_state_in(Path(tmp), "b"), rev),
+                                      ops["before"]),
+               "now": timed_runner(build_runner(loaded, settings.with_state_in(Path(tmp), "now"),
+                                                enforce_safety=False), ops["now"])}
     turns: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in runners}
     nodes: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in runners}
     answers: dict[str, list] = {n: [] for n in runners}
@@ -226,9 +225,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         compare(loaded, settings, args.baseline_rev, args.rounds, tmp)
         for name in variants:
-            agent = replace(settings.agent, variant=name, memory_path=f"{tmp}/{name}.sqlite",
-                            cache_path=f"{tmp}/{name}.npz")
-            runner = build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)  # ablations
+            private = replace(settings.with_state_in(Path(tmp), name), agent=replace(settings.agent, variant=name))
+            runner = build_runner(loaded, private, enforce_safety=False)  # ablations
             runner.run("두통약 알려줘", "warm-up")
             miss, hit, seen = [], [], []
             nodes: dict[str, list[float]] = defaultdict(list)

@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,9 +46,7 @@ def record(params: Path, per_category: int, out: Path) -> None:
     suite = limit_suite(load_suite(read_documents(settings.paths.documents), settings.paths.raw,
                                    shared_dir=default_shared_dir(settings.paths.root)), per_category)
     with tempfile.TemporaryDirectory(prefix="yaksa-same-") as scratch, out.open("w", encoding="utf-8") as fh:
-        private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "p.sqlite"),
-                                                  cache_path=str(Path(scratch) / "r.npz")))
-        runner = build_runner(loaded, private)
+        runner = build_runner(loaded, _private(settings, Path(scratch)))
         for index, item in enumerate(suite.items):
             user = f"same-{index}"
             try:
@@ -62,6 +61,15 @@ def record(params: Path, per_category: int, out: Path) -> None:
                 row = {"item_id": item.item_id, "error": f"{type(exc).__name__}: {exc}"}
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     loaded.close()
+
+
+def _private(settings: Any, scratch: Path) -> Any:
+    """`settings` with a fresh profile store and response cache in `scratch`, as the importable revision
+    spells it: `Settings.with_state_in` since the paths moved under `paths:`, the agent's own paths before."""
+    if hasattr(settings, "with_state_in"):
+        return settings.with_state_in(scratch)
+    return replace(settings, agent=replace(settings.agent, memory_path=str(scratch / "profiles.sqlite"),
+                                           cache_path=str(scratch / "responses.npz")))
 
 
 def _renames_known_to(config_source: str) -> dict[str, str]:

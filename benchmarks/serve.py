@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from baseline_code import BASELINE_REV
 
 from yaksa.atomicio import write_json
+from yaksa.config import MOVED_PATHS, PATH_DEFAULTS, load_settings
 
 QUESTIONS = [
     "두통에 먹는 약 알려줘", "타이레놀 복용법", "감기약 부작용", "임산부가 먹어도 되는 진통제",
@@ -194,15 +195,17 @@ def free_port() -> int:
 
 
 def private_params(params: Path, folder: Path) -> Path:
-    """params.yaml with absolute data paths and a fresh profile store and response cache in `folder`."""
+    """params.yaml with absolute paths and a fresh profile store and response cache in `folder`.
+
+    The agent's old keys (`MOVED_PATHS`) say the same: a baseline revision from before the paths moved
+    under `paths:` reads those, today's code accepts both when they agree."""
     data = yaml.safe_load(params.read_text(encoding="utf-8")) or {}
-    root = params.resolve().parent
-    paths = data.setdefault("paths", {})
-    for key, default in (("raw", "data/raw"), ("processed", "data/processed"), ("indexes", "indexes"),
-                         ("embedding_cache", "data/cache/embeddings")):
-        paths[key] = str((root / str(paths.get(key, default))).resolve())
+    paths = load_settings(params).with_state_in(folder).paths
+    data["paths"] = {key: str(getattr(paths, key)) for key in PATH_DEFAULTS}
+    for section, old in MOVED_PATHS:
+        (data.get(section) or {}).pop(old, None)
     agent = data.setdefault("agent", {})
-    agent["memory_path"], agent["cache_path"] = str(folder / "profiles.db"), str(folder / "responses.npz")
+    agent["memory_path"], agent["cache_path"] = data["paths"]["memory"], data["paths"]["response_cache"]
     out = folder / "params.yaml"
     out.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return out

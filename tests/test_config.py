@@ -146,3 +146,79 @@ def test_a_renamed_setting_names_its_new_name(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(params, allow_unicode=True), encoding="utf-8")
     with pytest.raises(ConfigError, match="profile is now called variant"):
         load_settings(path)
+
+
+def test_every_path_is_under_paths_absolute_and_where_it_always_was() -> None:
+    """The state files moved under `paths:` (issue 26) keep their places; params.yaml spells out every default."""
+    from yaksa.config import PATH_DEFAULTS
+
+    committed = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
+    assert committed["paths"] == PATH_DEFAULTS
+    paths = load_settings(REPO / "params.yaml").paths
+    for key, rel in PATH_DEFAULTS.items():
+        assert getattr(paths, key) == REPO / rel and getattr(paths, key).is_absolute(), key
+    assert paths.memory == REPO / "data" / "memory" / "profiles.sqlite"
+    assert paths.response_cache == REPO / "data" / "cache" / "responses.npz"
+    assert paths.pubmed_cache == REPO / "data" / "cache" / "pubmed"
+    assert paths.regression_runs == REPO / "data" / "regression" / "runs.duckdb"
+    assert paths.regression_reports == REPO / "reports" / "regression"
+    assert paths.answer_metrics == REPO / "metrics" / "answers.json"
+
+
+def _old_style(params: dict) -> dict:
+    """`params` as written before issue 26: the state paths in the agent and regression sections."""
+    from yaksa.config import MOVED_PATHS
+
+    for (section, old), new in MOVED_PATHS.items():
+        params[section][old] = params["paths"].pop(new)
+    return params
+
+
+def test_an_old_params_file_with_the_paths_in_their_sections_reads_the_same(tmp_path: Path) -> None:
+    params = _old_style(yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8")))
+    assert params["agent"]["memory_path"] == "data/memory/profiles.sqlite"
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params, allow_unicode=True), encoding="utf-8")
+    old, now = load_settings(path), load_settings(REPO / "params.yaml")
+    assert old.agent == now.agent and old.regression == now.regression
+    for key in ("memory", "response_cache", "regression_runs", "regression_reports", "answer_metrics"):
+        assert getattr(old.paths, key) == tmp_path / getattr(now.paths, key).relative_to(REPO), key
+
+
+def test_an_old_path_key_that_agrees_with_its_new_key_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "params.yaml"
+    path.write_text("paths: {memory: m/p.sqlite, answer_metrics: out/a.json}\n"
+                    "agent: {memory_path: ./m/p.sqlite}\nregression: {metrics_path: out/a.json}\n", "utf-8")
+    paths = load_settings(path).paths
+    assert (paths.memory, paths.answer_metrics) == (tmp_path / "m" / "p.sqlite", tmp_path / "out" / "a.json")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("paths: {memory: a.sqlite}\nagent: {memory_path: b.sqlite}\n",
+         r"agent.memory_path \(b.sqlite\) and paths.memory \(a.sqlite\) disagree"),
+        ("paths: {regression_reports: r}\nregression: {reports_dir: s}\n",
+         r"regression.reports_dir \(s\) and paths.regression_reports \(r\) disagree"),
+        ("paths: {memory_path: a.sqlite}\n", "section 'paths': unknown memory_path"),
+        ("paths: [data]\n", "section 'paths' must be a mapping"),
+    ],
+)
+def test_path_settings_that_would_be_ignored_are_errors(tmp_path: Path, text: str, message: str) -> None:
+    p = tmp_path / "params.yaml"
+    p.write_text(text, "utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings(p)
+
+
+def test_with_state_in_gives_a_private_memory_and_cache_and_nothing_else(tmp_path: Path) -> None:
+    settings = load_settings(REPO / "params.yaml")
+    private = settings.with_state_in(tmp_path)
+    assert private.paths.memory == tmp_path.resolve() / "profiles.sqlite"
+    assert private.paths.response_cache == tmp_path.resolve() / "responses.npz"
+    named = settings.with_state_in(tmp_path, "cold-1").paths
+    assert (named.memory.name, named.response_cache.name) == ("cold-1-profiles.sqlite", "cold-1-responses.npz")
+    assert settings.paths.memory == REPO / "data" / "memory" / "profiles.sqlite"   # the original is untouched
+    unchanged = [f for f in private.paths.__dataclass_fields__ if f not in ("memory", "response_cache")]
+    assert all(getattr(private.paths, f) == getattr(settings.paths, f) for f in unchanged)
+    assert private.agent == settings.agent and private.raw_params == settings.raw_params

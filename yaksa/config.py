@@ -21,13 +21,41 @@ class ConfigError(ValueError):
     """params.yaml is missing, malformed, or names something that does not exist."""
 
 
+# every file and folder the project keeps, under `paths:` in params.yaml, relative to the file's directory
+PATH_DEFAULTS = {
+    "raw": "data/raw",
+    "processed": "data/processed",
+    "indexes": "indexes",
+    "embedding_cache": "data/cache/embeddings",
+    "memory": "data/memory/profiles.sqlite",            # the profile store (users' facts and turns)
+    "response_cache": "data/cache/responses.npz",       # one file per bundle and answers id beside it
+    "pubmed_cache": "data/cache/pubmed",                # the critique's PubMed replies (YAKSA_PUBMED_CACHE wins)
+    "regression_runs": "data/regression/runs.duckdb",   # nightly and dialogue-study run history
+    "regression_reports": "reports/regression",         # one folder per nightly run: report.md, report.html, PNGs
+    "answer_metrics": "metrics/answers.json",           # DVC metrics of the latest nightly run
+}
+# path settings that lived in their sections before issue 26: an old params file still gives them there
+MOVED_PATHS = {("agent", "memory_path"): "memory", ("agent", "cache_path"): "response_cache",
+               ("regression", "db_path"): "regression_runs", ("regression", "reports_dir"): "regression_reports",
+               ("regression", "metrics_path"): "answer_metrics"}
+
+
 @dataclass(frozen=True)
 class Paths:
+    """Absolute paths of everything the project reads and writes (`PATH_DEFAULTS`), resolved against the
+    params file's directory; the properties below are fixed places inside them."""
+
     root: Path
     raw: Path
     processed: Path
     indexes: Path
     embedding_cache: Path
+    memory: Path
+    response_cache: Path
+    pubmed_cache: Path
+    regression_runs: Path
+    regression_reports: Path
+    answer_metrics: Path
 
     @property
     def documents(self) -> Path:
@@ -241,11 +269,9 @@ class RetrievalParams:
 
 @dataclass(frozen=True)
 class RegressionParams:
-    """The nightly answer-quality regression (yaksa.regression). README: Answer quality."""
+    """The nightly answer-quality regression (yaksa.regression). README: Answer quality. Where its runs,
+    reports and metrics are kept is under `paths:` (`Paths.regression_runs` ...)."""
 
-    db_path: str = "data/regression/runs.duckdb"   # run history (relative to params.yaml)
-    reports_dir: str = "reports/regression"        # one folder per run: report.md, report.html, PNGs
-    metrics_path: str = "metrics/answers.json"     # DVC metrics of the latest run
     resamples: int = 10_000          # paired bootstrap resamples per metric
     seed: int = 20261123             # bootstrap seed: the same two runs always give the same CIs
     alpha: float = 0.05              # family-wise error rate (Holm across the metrics)
@@ -350,8 +376,6 @@ class AgentParams:
     cache_threshold: float = 0.85
     cache_max_size: int = 512
     cache_ttl_hours: float = 168.0   # a cached answer expires this long after it was stored, hits or not
-    memory_path: str = "data/memory/profiles.sqlite"   # relative to params.yaml
-    cache_path: str = "data/cache/responses.npz"
 
     def __post_init__(self) -> None:
         variants = {}
@@ -394,13 +418,15 @@ class Settings:
     critique: CritiqueParams = field(default_factory=CritiqueParams)
     build: BuildParams = field(default_factory=BuildParams)
 
-    @property
-    def memory_path(self) -> Path:
-        return (self.paths.root / self.agent.memory_path).resolve()
+    def with_state_in(self, folder: Path, name: str = "") -> Settings:
+        """These settings with a profile store and a response cache of their own in `folder` (file names
+        prefixed with `name`, when given, so that several agents can share a folder).
 
-    @property
-    def cache_path(self) -> Path:
-        return (self.paths.root / self.agent.cache_path).resolve()
+        Why: evaluations, benchmarks and tests run the agent as `yaksa serve` builds it, but must neither
+        read nor write the users' memory and cached answers, nor see another run's."""
+        prefix, folder = (f"{name}-" if name else ""), Path(folder).resolve()
+        private = {key: folder / f"{prefix}{Path(PATH_DEFAULTS[key]).name}" for key in ("memory", "response_cache")}
+        return replace(self, paths=replace(self.paths, **private))
 
     def source_path(self, name: str) -> Path | None:
         rel = self.sources.get(name)
@@ -434,6 +460,36 @@ def _section(data: dict[str, Any], name: str, cls: type, path: Path) -> Any:
         raise ConfigError(f"{path}: section '{name}': {exc}") from exc
 
 
+def _moved_paths(data: dict[str, Any], root: Path, path: Path) -> dict[str, Any]:
+    """`data` with each path setting of before issue 26 (`MOVED_PATHS`) moved under `paths:`.
+
+    Why: an old params file must keep working, and say the same thing; both spellings of one path that
+    name different places would leave one of them silently unused, so that is an error."""
+    given = data.get("paths") or {}
+    if not isinstance(given, dict):
+        raise ConfigError(f"{path}: section 'paths' must be a mapping")
+    moved, sections = dict(given), {}
+    for (name, old), new in MOVED_PATHS.items():
+        section = sections.get(name, data.get(name))
+        if not isinstance(section, dict) or old not in section:
+            continue
+        if new in given and (root / str(given[new])).resolve() != (root / str(section[old])).resolve():
+            raise ConfigError(f"{path}: {name}.{old} ({section[old]}) and paths.{new} ({given[new]}) disagree; "
+                              f"{name}.{old} is the old name of paths.{new}: keep only that")
+        moved[new] = section[old]
+        sections[name] = {k: v for k, v in section.items() if k != old}
+    return {**data, **sections, "paths": moved}
+
+
+def _paths(given: dict[str, Any], root: Path, path: Path) -> Paths:
+    """Every `PATH_DEFAULTS` entry, absolute: `given`'s value or the default, resolved against `root`."""
+    unknown = sorted(set(given) - set(PATH_DEFAULTS))
+    if unknown:
+        raise ConfigError(f"{path}: section 'paths': unknown {', '.join(unknown)} (known: {', '.join(PATH_DEFAULTS)})")
+    return Paths(root=root, **{key: (root / str(given.get(key, default))).resolve()
+                               for key, default in PATH_DEFAULTS.items()})
+
+
 def load_settings(params_path: str | Path = "params.yaml") -> Settings:
     """Read params.yaml; relative paths resolve against the file's directory."""
     path = Path(params_path)
@@ -446,34 +502,24 @@ def load_settings(params_path: str | Path = "params.yaml") -> Settings:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: top level must be a mapping")
     root = path.resolve().parent
-    p = data.get("paths") or {}
-
-    def rel(key: str, default: str) -> Path:
-        return (root / str(p.get(key, default))).resolve()
-
-    paths = Paths(
-        root=root,
-        raw=rel("raw", "data/raw"),
-        processed=rel("processed", "data/processed"),
-        indexes=rel("indexes", "indexes"),
-        embedding_cache=rel("embedding_cache", "data/cache/embeddings"),
-    )
+    sections = _moved_paths(data, root, path)
+    paths = _paths(sections["paths"], root, path)
     sources = {str(k): str(v) for k, v in (data.get("sources") or {}).items() if v}
     settings = Settings(
         paths=paths,
         sources=sources,
-        synthea=_section(data, "synthea", SyntheaParams, path),
-        ingest=_section(data, "ingest", IngestParams, path),
-        tokenizer=_section(data, "tokenizer", TokenizerParams, path),
-        embed=_section(data, "embed", EmbedParams, path),
-        index=_section(data, "index", IndexParams, path),
-        retrieval=_section(data, "retrieval", RetrievalParams, path),
+        synthea=_section(sections, "synthea", SyntheaParams, path),
+        ingest=_section(sections, "ingest", IngestParams, path),
+        tokenizer=_section(sections, "tokenizer", TokenizerParams, path),
+        embed=_section(sections, "embed", EmbedParams, path),
+        index=_section(sections, "index", IndexParams, path),
+        retrieval=_section(sections, "retrieval", RetrievalParams, path),
         raw_params=data,
-        agent=_section(data, "agent", AgentParams, path),
-        scope=_section(data, "scope", ScopeParams, path),
-        regression=_section(data, "regression", RegressionParams, path),
-        critique=_section(data, "critique", CritiqueParams, path),
-        build=_section(data, "build", BuildParams, path),
+        agent=_section(sections, "agent", AgentParams, path),
+        scope=_section(sections, "scope", ScopeParams, path),
+        regression=_section(sections, "regression", RegressionParams, path),
+        critique=_section(sections, "critique", CritiqueParams, path),
+        build=_section(sections, "build", BuildParams, path),
     )
     if settings.tokenizer.backend not in ("kiwi", "mecab"):
         raise ConfigError(f"{path}: tokenizer.backend must be kiwi or mecab, got {settings.tokenizer.backend!r}")

@@ -57,7 +57,7 @@ def regress_accept(run_id: str, params: ParamsOpt = Path("params.yaml")) -> None
 
     s = load_params(params)
     try:
-        RunStore(s.paths.root / s.regression.db_path).accept(run_id)
+        RunStore(s.paths.regression_runs).accept(run_id)
     except KeyError as exc:
         fail(exc)
     typer.echo(f"run {run_id} is now the baseline")
@@ -69,7 +69,7 @@ def regress_runs(params: ParamsOpt = Path("params.yaml")) -> None:
     from yaksa.evaluation.run_store import RunStore
 
     s = load_params(params)
-    for r in RunStore(s.paths.root / s.regression.db_path).runs():
+    for r in RunStore(s.paths.regression_runs).runs():
         typer.echo(f"{r.run_id}  bundle {r.bundle_version}  git {r.git_rev}  "
                    f"{'PASS' if r.passed else 'FAIL'}{'  baseline' if r.accepted else ''}")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,7 @@ def loaded(tiny_project: Path) -> Iterator[LoadedBundle]:
 
 @pytest.fixture()
 def settings(tiny_project: Path, tmp_path: Path) -> Settings:
-    base = load_settings(tiny_project / "params.yaml")
-    agent = replace(base.agent, memory_path=str(tmp_path / "profiles.sqlite"),
-                    cache_path=str(tmp_path / "responses.npz"))
-    return replace(base, agent=agent)
+    return load_settings(tiny_project / "params.yaml").with_state_in(tmp_path)
 
 
 @pytest.fixture()

@@ -10,8 +10,7 @@ from yaksa.agent.answers_id import ID_LENGTH, answers_id, code_fingerprint
 def test_the_id_follows_answer_settings_not_where_files_live(settings) -> None:
     base = answers_id(settings)
     assert len(base) == ID_LENGTH and base == answers_id(settings)
-    moved = replace(settings, agent=replace(settings.agent, memory_path="elsewhere.sqlite", cache_path="x.npz"))
-    assert answers_id(moved) == base
+    assert answers_id(settings.with_state_in(settings.paths.root / "elsewhere", "x")) == base
     stricter = replace(settings, agent=replace(settings.agent, cache_threshold=settings.agent.cache_threshold + 0.01))
     assert answers_id(stricter) != base
     assert answers_id(replace(settings, retrieval=replace(settings.retrieval, k=settings.retrieval.k + 1))) != base

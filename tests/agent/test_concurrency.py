@@ -10,7 +10,7 @@ a second agent (its own memory and cache files, fresh users) and compares what u
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -45,9 +45,7 @@ def test_parallel_turns_match_serial_turns(make_runner, settings, tmp_path: Path
     serial_runner = make_runner()
     serial = [outcome(serial_runner.run(text, f"serial-{i}")) for i, text in enumerate(TURNS)]
 
-    fresh = replace(settings, agent=replace(settings.agent, memory_path=str(tmp_path / "parallel.duckdb"),
-                                            cache_path=str(tmp_path / "parallel.npz")))
-    parallel_runner = make_runner(fresh)
+    parallel_runner = make_runner(settings.with_state_in(tmp_path, "parallel"))
     with ThreadPoolExecutor(16) as pool:
         futures = [pool.submit(parallel_runner.run, text, f"parallel-{i}") for i, text in enumerate(TURNS)]
         parallel = [outcome(f.result()) for f in futures]

@@ -85,3 +85,14 @@ def test_evidence_sentences_never_start_inside_a_decimal() -> None:
     text = "Rats received 0.9% sodium chloride four times daily for ten days. Mean age was 26.5 years in all groups."
     assert _sentences(text) == ["Rats received 0.9% sodium chloride four times daily for ten days.",
                                 "Mean age was 26.5 years in all groups."]
+
+
+def test_the_pubmed_cache_is_under_paths_unless_the_environment_names_one(
+        tiny_project: Path, loaded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    settings = load_settings(tiny_project / "params.yaml")
+    monkeypatch.setenv("NCBI_EMAIL", "critique-test@example.org")   # live PubMed configured (nothing is sent)
+    monkeypatch.delenv("YAKSA_PUBMED_CACHE", raising=False)
+    assert build_critique_agent(loaded, settings).pubmed.cache_dir == settings.paths.pubmed_cache
+    assert settings.paths.pubmed_cache == settings.paths.root / "data" / "cache" / "pubmed"
+    monkeypatch.setenv("YAKSA_PUBMED_CACHE", str(tmp_path / "pubmed"))
+    assert build_critique_agent(loaded, settings).pubmed.cache_dir == tmp_path / "pubmed"

@@ -39,7 +39,7 @@ def test_baseline_then_a_regression_fails_the_gate(tiny_copy: Path, offline: Non
     assert first.passed and first.accepted and first.baseline_run_id is None   # the first run is the baseline
     assert first.summary["n_errors"] == 0 and first.summary["metrics"]["refusal_ok"] == 1.0
     assert first.summary["metrics"]["safety_ok"] == 1.0
-    metrics = json.loads((tiny_copy / settings.regression.metrics_path).read_text("utf-8"))
+    metrics = json.loads(settings.paths.answer_metrics.read_text("utf-8"))
     assert metrics["run_id"] == first.run_id and metrics["passed"] is True
     for path in (first.report.markdown, first.report.html, *first.report.images.values()):
         assert path.is_file() and path.stat().st_size > 200
@@ -60,10 +60,10 @@ def test_baseline_then_a_regression_fails_the_gate(tiny_copy: Path, offline: Non
     assert result.exit_code == 1, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
     assert not summary["passed"] and any(f.startswith("refusal_ok") for f in summary["failures"])
-    store = RunStore(tiny_copy / settings.regression.db_path)
+    store = RunStore(settings.paths.regression_runs)
     assert store.baseline() == first.run_id                     # a failed run does not replace the baseline
     report = Path(store.runs()[-1].run_id)
-    html = (tiny_copy / settings.regression.reports_dir / report / "report.html").read_text("utf-8")
+    html = (settings.paths.regression_reports / report / "report.html").read_text("utf-8")
     assert "refusal_ok" in html and "FAIL" in html
 
 

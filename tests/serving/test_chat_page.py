@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -34,8 +33,7 @@ def server_url(settings: Settings) -> Iterator[str]:
 def real_agent_url(settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The production agent (offline: no LLM endpoint) on the tiny bundle, memory and cache in tmp."""
     monkeypatch.delenv("YAKSA_LLM_BASE_URL", raising=False)
-    agent = replace(settings.agent, memory_path=str(tmp_path / "p.duckdb"), cache_path=str(tmp_path / "c.npz"))
-    with live_server(create_app(replace(settings, agent=agent), None, ServingConfig(rate_per_sec=0.0))) as url:
+    with live_server(create_app(settings.with_state_in(tmp_path), None, ServingConfig(rate_per_sec=0.0))) as url:
         yield url
 
 

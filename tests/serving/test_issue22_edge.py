@@ -12,7 +12,6 @@ import socket
 import time
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -153,9 +152,7 @@ def test_admin_calls_are_rate_limited(settings: Settings) -> None:
 
 @pytest.fixture()
 def agent_settings(settings: Settings, tmp_path: Path) -> Settings:
-    agent = replace(settings.agent, memory_path=str(tmp_path / "profiles.sqlite"),
-                    cache_path=str(tmp_path / "cache.npz"))
-    return replace(settings, agent=agent)
+    return settings.with_state_in(tmp_path)
 
 
 def test_admin_chat_reads_and_writes_no_profile(agent_settings: Settings) -> None:

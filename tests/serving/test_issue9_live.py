@@ -28,9 +28,7 @@ def chat(url: str, question: str, user: str, **extra) -> dict:
 
 
 def test_issue9_rows_against_a_live_server(settings: Settings, tmp_path, fake_tavily: type[FakeTavily]) -> None:
-    from dataclasses import replace
-    agent = replace(settings.agent, memory_path=str(tmp_path / "p.duckdb"), cache_path=str(tmp_path / "c.npz"))
-    app = create_app(replace(settings, agent=agent), default_runner_factory, ServingConfig(rate_per_sec=0.0))
+    app = create_app(settings.with_state_in(tmp_path), default_runner_factory, ServingConfig(rate_per_sec=0.0))
     with live_server(app) as url:
         # 7 (and 1): decoys are refused, before the cache; a drug question about a baby is answered
         for question in DECOYS:

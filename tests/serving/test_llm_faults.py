@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,7 @@ def agent_settings(settings: Settings, tmp_path: Path, fake_openai: FakeOpenAI, 
     monkeypatch.setenv("YAKSA_LLM_MAX_RETRIES", "0")
     for role in ROLES:
         monkeypatch.setenv(f"YAKSA_LLM_MODEL_{role.upper()}", f"{role}-model")
-    agent = replace(settings.agent, memory_path=str(tmp_path / "p.duckdb"), cache_path=str(tmp_path / "c.npz"))
-    return replace(settings, agent=agent)
+    return settings.with_state_in(tmp_path)
 
 
 def chat(client, user: str = "alice", question: str = QUESTION) -> list[tuple[str, dict]]:

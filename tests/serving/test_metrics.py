@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +165,7 @@ def test_a_critiques_llm_steps_are_counted(client: TestClient) -> None:
 @pytest.fixture(scope="module")
 def agent_client(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     tmp = tmp_path_factory.mktemp("metrics-agent")
-    agent = replace(settings.agent, memory_path=str(tmp / "profiles.sqlite"), cache_path=str(tmp / "cache.npz"))
-    with serving_client(replace(settings, agent=agent), build_runner) as client:
+    with serving_client(settings.with_state_in(tmp), build_runner) as client:
         yield client
 
 

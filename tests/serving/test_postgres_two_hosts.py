@@ -21,6 +21,7 @@ from yaksa.index.publish import publish
 
 ADMIN_PER_MIN = 4   # admin calls a minute, for both hosts together when the buckets are shared
 CARE = "콧물에 페니라민정 먹어도 되나요?"   # a question the tiny bundle answers with citations (cached)
+SHARED_PATHS = ("raw", "processed", "indexes", "embedding_cache")   # the rest of `paths:` is the host's own
 
 
 def _host_dir(root: Path, project: Path) -> Path:
@@ -29,7 +30,8 @@ def _host_dir(root: Path, project: Path) -> Path:
     host = root / "host-b"
     host.mkdir()
     params = yaml.safe_load((project / "params.yaml").read_text("utf-8"))
-    params["paths"] = {name: str((project / rel).resolve()) for name, rel in params["paths"].items()}
+    params["paths"] = {name: str((project / rel).resolve()) if name in SHARED_PATHS else rel
+                       for name, rel in params["paths"].items()}
     (host / "params.yaml").write_text(yaml.safe_dump(params, allow_unicode=True, sort_keys=False), "utf-8")
     return host
 

@@ -5,7 +5,6 @@ The messages were written by the team in the style of real posts (real posts are
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,8 +26,7 @@ NON_MEDICAL = "체스에서 캐슬링을 할 때 킹과 룩 중에 무엇을 먼
 @pytest.fixture(scope="module")
 def chat(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Any:
     tmp = tmp_path_factory.mktemp("real-messages")
-    agent = replace(settings.agent, memory_path=str(tmp / "profiles.sqlite"), cache_path=str(tmp / "cache.npz"))
-    with serving_client(replace(settings, agent=agent), build_runner) as client:
+    with serving_client(settings.with_state_in(tmp), build_runner) as client:
         def ask(question: str) -> dict[str, Any]:
             response = client.post("/v1/chat", json={"question": question, "user_id": "alice", "stream": False,
                                                      "web": False}, headers=ALICE)

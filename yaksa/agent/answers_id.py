@@ -11,7 +11,6 @@ params.yaml starts a fresh cache file (the cache keeps the newest few files and 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,7 +37,7 @@ def answers_id(settings: Settings) -> str:
     """Short id of the code and the settings that shape an answer (`ID_LENGTH` hex characters).
 
     The settings are retrieval, scope and the agent's, as loaded (the build's settings are already in
-    the bundle version); where the profile store and the cache live does not change an answer."""
-    agent = replace(settings.agent, memory_path="", cache_path="")
-    text = repr((settings.retrieval, settings.scope, agent))
+    the bundle version). Where the profile store and the cache live (`settings.paths`) does not change an
+    answer, so it is not part of the id: a private copy (`Settings.with_state_in`) answers like the service."""
+    text = repr((settings.retrieval, settings.scope, settings.agent))
     return hashlib.sha256(f"{code_fingerprint()}\n{text}".encode()).hexdigest()[:ID_LENGTH]

@@ -55,7 +55,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         searcher=searcher,
         extractor=extractor,
         regex_extractor=SlotExtractor(None, medcat_enabled=False),
-        profiles=ProfileStore(settings.memory_path if url is None else PostgresProfileDB(url)),
+        profiles=ProfileStore(settings.paths.memory if url is None else PostgresProfileDB(url)),
         cache=None,
         llm=client_from_env(),
         answers_id=answers_id(settings),
@@ -66,7 +66,7 @@ def build_runner(loaded: LoadedBundle, settings: Settings, enforce_safety: bool 
         "max_size": params.cache_max_size, "ttl_s": params.cache_ttl_hours * 3600,
         "style_variation": any(f.cache_style_variation for f in params.variants.values())}
     if url is None:
-        deps.cache = ResponseCache(settings.cache_path, **cache_args)
+        deps.cache = ResponseCache(settings.paths.response_cache, **cache_args)
     else:
         from yaksa.store.cache import PostgresResponseCache
 

@@ -18,7 +18,6 @@ def build_critique_agent(loaded: LoadedBundle, settings: Settings, searcher: Sea
     concepts_dir = settings.paths.concepts
     names = load_concept_names(concepts_dir) if (concepts_dir / "concepts.csv").is_file() else None
     config = PubMedConfig.from_env()
-    cache = settings.paths.root / "data" / "cache" / "pubmed"
-    pubmed = PubMedClient(config, config.cache_dir or cache) if config.configured else None
+    pubmed = PubMedClient(config, config.cache_dir or settings.paths.pubmed_cache) if config.configured else None
     return CritiqueAgent(loaded, searcher or Searcher(loaded, settings.retrieval), settings.critique,
                          ConceptIndex(names) if names else None, pubmed, llm or client_from_env())

@@ -46,7 +46,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -451,10 +451,8 @@ def run_posts_eval(settings: Settings, split: str = "all", limit: int = 0, *,
     loaded = load_published(settings.paths.indexes)
     try:
         with tempfile.TemporaryDirectory(prefix="yaksa-posts-") as scratch:
-            private = replace(settings, agent=replace(
-                settings.agent, memory_path=str(Path(scratch) / "profiles.sqlite"),
-                cache_path=str(Path(scratch) / "responses.npz")))
-            runner = build_runner(loaded, private)  # safety enforced, exactly as `yaksa serve` builds it
+            # safety enforced, exactly as `yaksa serve` builds it; memory and cache of its own
+            runner = build_runner(loaded, settings.with_state_in(Path(scratch)))
             if progress:
                 progress(f"{len(chosen)} posts ({split}) on bundle {loaded.version}")
             scores = run_posts(runner, chosen, posts, progress)

@@ -14,7 +14,7 @@ import math
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -160,9 +160,8 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
         for note in suite.skipped:
             progress(f"  skipped {note}")
     with tempfile.TemporaryDirectory(prefix="yaksa-regress-") as scratch:
-        private = replace(settings, agent=replace(settings.agent, memory_path=str(Path(scratch) / "profiles.sqlite"),
-                                                  cache_path=str(Path(scratch) / "responses.npz")))
-        runner = build_runner(loaded, private)  # safety enforced, exactly as `yaksa serve` builds it
+        # safety enforced, exactly as `yaksa serve` builds it; memory and cache of its own
+        runner = build_runner(loaded, settings.with_state_in(Path(scratch)))
 
         def tick(done: int, total: int, record: ItemRecord) -> None:
             if progress and (done % 50 == 0 or done == total):
@@ -172,7 +171,7 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
         embedder = loaded.embedders.get("drugs") or next(iter(loaded.embedders.values()))
         judge_note = _judge(records, settings, embedder) if judge else {"ran": False, "note": "disabled (--no-judge)"}
     summary = {**summarise(records, judge_note), "suite_hash": suite.suite_hash, "skipped_sources": suite.skipped}
-    store = RunStore(root / p.db_path)
+    store = RunStore(settings.paths.regression_runs)
     baseline_id = store.baseline()
     current = {r.item.item_id: r.metrics for r in records}
     baseline = store.scores(baseline_id) if baseline_id else {}
@@ -195,12 +194,12 @@ def run_regression(settings: Settings, *, per_category: int | None = None, judge
     info = RunInfo(run_id, loaded.version, p_hash, git_rev, created.strftime("%Y-%m-%d %H:%M UTC"),
                    baseline_id, len(records))
     regressions = _regressions(gate, current, baseline, store, run_id, baseline_id)
-    report = write_report(root / p.reports_dir / run_id, run=info, gate=gate,
+    report = write_report(settings.paths.regression_reports / run_id, run=info, gate=gate,
                           history=_history(store, [spec.name for spec in specs]),
                           categories={c: {n: v for n, v in m.items() if n not in INFORMATIONAL}
                                       for c, m in summary["categories"].items()},
                           regressions=regressions)
-    write_json(root / p.metrics_path, {"run_id": run_id, "bundle_version": loaded.version, "passed": passed,
+    write_json(settings.paths.answer_metrics, {"run_id": run_id, "bundle_version": loaded.version, "passed": passed,
                                        "n_items": summary["n_items"], "latency_p50_ms": summary["latency_p50_ms"],
                                        "latency_p95_ms": summary["latency_p95_ms"], **summary["metrics"]})
     return RegressionOutcome(run_id, passed, accepted, baseline_id, gate, summary, report,

@@ -103,7 +103,7 @@ def test_with_an_endpoint_the_study_runs_three_trials_and_judges_faithfulness(ll
     assert "baseline: no evidence" in report
     saved = json.loads((tiny_copy / result["report"]).with_name("summary.json").read_text("utf-8"))
     assert saved["trials"] == 3 and saved["run_id"] == result["run_id"]
-    store = RunStore(tiny_copy / settings.regression.db_path)
+    store = RunStore(settings.paths.regression_runs)
     (run,) = store.runs(kind="dialogues")
     assert run.run_id == result["run_id"] and run.summary["personas"] == 1
     scores = store.scores(run.run_id)

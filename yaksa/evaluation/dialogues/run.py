@@ -84,7 +84,7 @@ def run_full_study(loaded: LoadedBundle, settings: Settings, *, personas_limit: 
               "trials": trials, "llm": judged, "runtime_s": round(time.perf_counter() - started, 1),
               "run_id": f"dialogues-{stamp}"}
     write_json(out / "summary.json", {**result, "bundle_version": loaded.version, "seed": seed})
-    save_snapshot(settings.paths.root / settings.regression.db_path, result["run_id"],
+    save_snapshot(settings.paths.regression_runs, result["run_id"],
                   time.strftime("%Y-%m-%dT%H:%M:%SZ", created), bundle_version=str(loaded.version),
                   params_hash=params_hash(settings), git_rev=git_revision(settings.paths.root),
                   suite_hash=dialogues_hash(dialogues), study=study, summary=result)

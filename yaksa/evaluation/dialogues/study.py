@@ -22,6 +22,7 @@ import hashlib
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from yaksa.agent.api import TurnResult
@@ -129,13 +130,13 @@ def _row(name: str, trial: int, pid: str, turn: Any, result: TurnResult, metrics
                    result.answer, tuple(result.contexts), _answered(result))
 
 
-def _runner(loaded: LoadedBundle, settings: Settings, name: str, folder: str) -> Any:
-    """The agent with `name` as its variant and a memory and cache of its own in `folder`."""
+def _runner(loaded: LoadedBundle, settings: Settings, name: str, folder: Path, label: str) -> Any:
+    """The agent with `name` as its variant and a memory and cache of its own (`label`) in `folder`."""
     from yaksa.agent.factory import build_runner  # the agent graph is heavy to import; only runs need it
 
-    agent = replace(settings.agent, variant=name, memory_path=f"{folder}.duckdb", cache_path=f"{folder}.npz")
+    private = settings.with_state_in(folder, label)
     # ablation variants switch the scope guard off; the study measures them as configured
-    return build_runner(loaded, replace(settings, agent=agent), enforce_safety=False)
+    return build_runner(loaded, replace(private, agent=replace(settings.agent, variant=name)), enforce_safety=False)
 
 
 def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any], dialogues: Sequence[Sequence[Any]],
@@ -149,7 +150,7 @@ def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any],
     with tempfile.TemporaryDirectory(prefix="yaksa-dialogues-") as tmp:
         for name in variants:
             for trial in range(trials):
-                runner = _runner(loaded, settings, name, f"{tmp}/{name}-{trial}")
+                runner = _runner(loaded, settings, name, Path(tmp), f"{name}-{trial}")
                 for persona, turns in zip(personas, dialogues, strict=True):
                     user = f"dlg-{trial}-{persona.pid}"
                     cautions = persona_cautions(persona)
@@ -163,7 +164,7 @@ def run_study(loaded: LoadedBundle, settings: Settings, personas: Sequence[Any],
                 if progress:
                     progress(f"{name} trial {trial + 1}/{trials}: {len(personas)} dialogues")
         for trial in range(trials if cold else 0):
-            runner = _runner(loaded, settings, REFERENCE, f"{tmp}/cold-{trial}")
+            runner = _runner(loaded, settings, REFERENCE, Path(tmp), f"cold-{trial}")
             for persona, turns in zip(personas, dialogues, strict=True):
                 cautions = persona_cautions(persona)
                 for turn in (t for t in turns if t.kind in QUESTION_KINDS):
