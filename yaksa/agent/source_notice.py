@@ -17,7 +17,7 @@ from yaksa.lexicon.focus import Focus
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.retrieval.relevance import is_about
-from yaksa.text.lexical import is_korean
+from yaksa.text.lexical import is_korean, mentions
 
 
 def _topic(word: str) -> str:
@@ -28,11 +28,23 @@ def _topic(word: str) -> str:
     return word + "은(는)"
 
 
-def notice(focus: Focus | None) -> str:
-    """The first sentence for brands answered from their ingredient's products; "" when none."""
+def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | None) -> bool:
+    """Whether a cited label names one of `ingredients` (in its title or text); True when the
+    citations are not known."""
+    if citations is None:
+        return True
+    return any(mentions(i, f"{c.title} {c.text}") for c in citations for i in ingredients)
+
+
+def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
+    """The first sentence for brands answered from their ingredient's products; "" when none. With the
+    answer's `citations`, only for a brand whose ingredient a cited label names: a long post naming
+    타미플루 among five medicines was told "타미플루 is answered from oseltamivir products" above an
+    answer that cited 페니라민정 only."""
     if focus is None or not focus.item_seqs:
         return ""
-    missing = list({b.brand: b for b in focus.linking.brands if not b.in_data}.values())  # once per brand, however often named
+    missing = list({b.brand: b for b in focus.linking.brands   # once per brand, however often named
+                    if not b.in_data and _answered_from(b.ingredients, citations)}.values())
     return " ".join(f"{_topic(b.brand)} 자료에 없어 같은 성분({', '.join(b.ingredients)}) 제품의 허가 정보로 답합니다."
                     for b in missing)
 
@@ -56,9 +68,9 @@ def nothing_named(question: str) -> str:
     return NO_RELEVANT_EVIDENCE if is_korean(question) else NO_RELEVANT_EVIDENCE_EN
 
 
-def with_notice(answer: str, focus: Focus | None) -> str:
+def with_notice(answer: str, focus: Focus | None, citations: list[Citation] | None = None) -> str:
     """`answer` led by the notice (joined into its first paragraph, which carries its citation)."""
-    lead = notice(focus)
+    lead = notice(focus, citations)
     if not lead or answer.startswith(lead):
         return answer
     return f"{lead} {answer}"

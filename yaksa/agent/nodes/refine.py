@@ -49,7 +49,8 @@ def quality_check(deps: AgentDeps):
         if reason is None:
             return {"iteration": state.get("iteration", 0) + 1, "stop_reason": ""}
         best = state["best"]
-        return {"stop_reason": reason, "answer": with_notice(best["answer"], state.get("focus")), "citations": best["citations"],
+        return {"stop_reason": reason, "answer": with_notice(best["answer"], state.get("focus"), best["citations"]),
+                "citations": best["citations"],
                 "verified": best["verified"], "verification": best["verification"],
                 "generation_source": best["generation_source"], "contexts": best["contexts"]}
     return run

@@ -1,0 +1,34 @@
+"""What the answer says first about the drug it answers from (yaksa/agent/source_notice.py)."""
+
+from __future__ import annotations
+
+from yaksa.agent.source_notice import notice, with_notice
+from yaksa.lexicon.focus import Focus
+from yaksa.lexicon.linking import BrandLink, Linking
+from yaksa.lexicon.section_intent import SectionIntent
+from yaksa.llm.evidence import Citation
+
+TAMIFLU = BrandLink("타미플루", ("오셀타미비르",), in_data=False)
+
+
+def _focus(*brands: BrandLink) -> Focus:
+    return Focus("질문", "ko", "drug", SectionIntent(None), Linking(brands=brands), item_seqs=("1",))
+
+
+def _label(title: str, text: str) -> Citation:
+    return Citation(1, "mfds:1:usage", "drugs", title, "용법용량", text, 0.9, {"section_key": "usage"})
+
+
+def test_a_brand_missing_from_the_data_is_named_when_its_ingredient_answers() -> None:
+    cited = [_label("한미오셀타미비르캡슐", "오셀타미비르로서 1회 75 mg을 1일 2회 복용합니다.")]
+    lead = "타미플루는 자료에 없어 같은 성분(오셀타미비르) 제품의 허가 정보로 답합니다."
+    assert notice(_focus(TAMIFLU), cited) == lead
+    assert with_notice("답 [문서 1]", _focus(TAMIFLU), cited) == f"{lead} 답 [문서 1]"
+    assert notice(_focus(TAMIFLU)) == lead   # citations not known: as before
+
+
+def test_no_notice_over_an_answer_that_cites_none_of_the_brands_ingredient() -> None:
+    """A long post naming 타미플루 among five medicines got the notice above an answer citing 페니라민정 only."""
+    cited = [_label("페니라민정(클로르페니라민말레산염)", "성인 1회 1정 1일 3회 복용합니다.")]
+    assert notice(_focus(TAMIFLU), cited) == ""
+    assert with_notice("답 [문서 1]", _focus(TAMIFLU), cited) == "답 [문서 1]"
