@@ -233,11 +233,14 @@ def test_a_red_flag_decision_is_answered_and_keeps_the_scope_models_verdict() ->
 
 
 def test_no_committed_question_trips_the_rules() -> None:
-    """The scope exemplars, the natural Korean set and the MFDS symptom questions: none needs care now."""
+    """The scope exemplars, the natural Korean set and the MFDS symptom questions: none needs care now
+    (two are told to see a doctor soon: frequent nosebleeds, which a doctor should look into)."""
     texts = [q.text for q in scope_questions()] + [q.question for q in natural_questions()]
     texts += [q for _, q in SYMPTOM_QUESTIONS]
     assert len(texts) > 1000
-    assert [t for t in texts if red_flag(t)] == []
+    assert [t for t in texts if (flag := red_flag(t)) and flag.is_urgent] == []
+    soon = {t: flag.rule_id for t in texts if (flag := red_flag(t))}
+    assert soon == {"코피가 자주 나요": "nosebleed_recurrent", "What causes frequent nosebleeds?": "nosebleed_recurrent"}
 
 
 @pytest.mark.parametrize("text", [
@@ -389,6 +392,11 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("임신 20주인데 두통이 심해요. 타이레놀 먹어도 되나요?", "pregnancy_pre_eclampsia"),
     ("임신 32주인데 눈앞이 번쩍거리고 머리가 아파요", "pregnancy_pre_eclampsia"),
     ("I'm 30 weeks pregnant with a severe headache", "pregnancy_pre_eclampsia"),
+    ("코피가 자주 나요", "nosebleed_recurrent"),   # got 코푸시럽's doses, then vitamin C labels alone
+    ("초등학생 아들이 거의 매일 코피가 나요", "nosebleed_recurrent"),
+    ("요즘 코피가 일주일에 몇 번씩 나는데 병원 가야 하나요?", "nosebleed_recurrent"),
+    ("아스피린 먹고 나서 코피가 자주 나요", "nosebleed_recurrent"),
+    ("My son gets nosebleeds almost every day", "nosebleed_recurrent"),
 ])
 def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rule: str) -> None:
     assert rule_of(text) == rule
@@ -406,6 +414,8 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "양치할 때 잇몸에서 피가 나요",                      # gums, not the lungs
     "가래에 피는 안 섞여 나와요",                        # negated
     "기침이 심하고 가래가 많아요",
+    "코감기 때문에 코를 자주 풀어요",                     # 자주 without a nosebleed
+    "코피가 났는데 금방 멈췄어요",                        # once, stopped
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None
@@ -415,6 +425,12 @@ def test_a_more_urgent_rule_wins_over_see_a_doctor_soon() -> None:
     text = "3주째 기침을 하는데 오늘은 가슴이 아프고 숨이 차요"
     assert rule_of(text) == "chest_pain_red" and red_flag(text).urgency == EMERGENCY
     assert red_flag("3주째 기침이 나요").urgency == SOON
+
+
+def test_a_nosebleed_that_will_not_stop_is_an_emergency_even_if_it_is_frequent() -> None:
+    assert rule_of("코피가 자주 나는데 오늘은 30분째 안 멈춰요") == "nosebleed_uncontrolled"
+    assert red_flag("코피가 30분째 안 멈춰요").urgency == EMERGENCY
+    assert rule_of("My nosebleed won't stop") == "nosebleed_uncontrolled"
 
 
 def test_see_a_doctor_soon_is_no_red_flag_to_the_evaluation() -> None:
