@@ -3,7 +3,12 @@ labels is told the data has nothing on it, not answered from an antacid's dosing
 
 from __future__ import annotations
 
-from yaksa.agent.nodes.retrieve import unanswered_by_labels
+from dataclasses import replace
+
+from yaksa.agent.nodes.retrieve import side_effects_only, unanswered_by_labels
+from yaksa.lexicon.focus import Focus
+from yaksa.lexicon.linking import Linking
+from yaksa.lexicon.section_intent import SectionIntent
 from yaksa.llm.evidence import Citation
 from yaksa.scope.decision import ScopeDecision
 
@@ -59,3 +64,42 @@ def test_a_short_question_asking_only_the_cause_is_sent_to_a_doctor(make_runner)
     assert adult.trace["post_answer"] == "cause_care" and "소아청소년과" not in adult.answer
     # a symptom the labels treat, or a medicine asked about, keeps its label answer
     assert runner.run("두통 원인이 뭐예요?", "cause3", variant="self_refine_heuristic").citations
+
+
+SIDE_EFFECTS = Citation(1, "mfds:3:side_effects", "drugs", "나프록센정", "부작용",
+                        "가슴쓰림, 두근거림 등이 나타나는 경우 복용을 즉각 중지하십시오.", 0.4, {"section_key": "side_effects"})
+USES = Citation(2, "mfds:3:efficacy", "drugs", "나프록센정", "효능효과", "두통, 치통에 사용합니다.", 0.4,
+                {"section_key": "efficacy"})
+
+
+def _focus(mode: str = "general", mentions: tuple[str, ...] = ()) -> Focus:
+    return Focus("q", "ko", mode, SectionIntent(None), Linking(mentions=mentions))
+
+
+def test_a_complaint_no_label_treats_is_not_answered_from_side_effect_lists() -> None:
+    """"가슴이 답답하고 심장이 벌렁거려요" got naproxen's side-effect lists (a real post, 2026-11-27)."""
+    question = "가슴이 답답하고 심장이 벌렁거려요"
+    assert side_effects_only(question, _focus(), None, [SIDE_EFFECTS])
+    assert not side_effects_only(question, _focus(), None, [SIDE_EFFECTS, USES])        # a label's uses found
+    assert not side_effects_only(question, _focus("symptom"), None, [SIDE_EFFECTS])      # a symptom labels treat
+    assert not side_effects_only(question, _focus(mentions=("나프록센",)), None, [SIDE_EFFECTS])   # a drug named
+    assert not side_effects_only("약 먹고 가슴이 두근거려요", _focus(), None, [SIDE_EFFECTS])   # about a medicine
+    assert not side_effects_only(question, _focus(), None, [])
+
+
+def test_the_side_effect_only_answer_is_a_care_reply(make_runner, monkeypatch) -> None:
+    """End to end, with the search narrowed to what it found on the full bundle for this real message
+    (side-effect sections only; the tiny bundle also has a dosing section near it)."""
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    search = runner.deps.searcher.search
+
+    def side_effects_found(*args, **kwargs):
+        result = search(*args, **kwargs)
+        return replace(result, hits=[h for h in result.hits if h.metadata.get("section_key") == "side_effects"])
+
+    monkeypatch.setattr(runner.deps.searcher, "search", side_effects_found)
+    result = runner.run("가슴이 답답하고 심장이 벌렁거려요 심박수도 113까지 올라가요", "palp",
+                        variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "symptom_care" and not result.citations
+    assert "병원에서 진료" in result.answer and "[문서" not in result.answer
+    assert result.trace["retrieval"]   # decided after the search, on what it found

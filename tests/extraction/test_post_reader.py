@@ -195,6 +195,10 @@ def test_a_short_question_asking_only_the_cause() -> None:
     assert not asks_only_the_cause("두통약 먹어도 원인이 안 없어져요")        # names a medicine
     assert not asks_only_the_cause("입냄새가 심해요")                        # asks no cause
     assert not asks_only_the_cause("가" * 200 + " 원인은 무엇일까요?")      # a long post has its own reader
+    # the name of an illness, asked: "이 증상이 심장병 초기증상인가요?" got naproxen's doses (2026-11-27)
+    assert asks_only_the_cause("며칠 전부터 왼쪽 가슴에 통증이 반복됩니다 이 증상이 심장병 초기증상인가요?")
+    assert asks_only_the_cause("속이 자꾸 쓰린데 위암일까요?")
+    assert not asks_only_the_cause("타이레놀 먹어도 되는 증상인가요?")     # names a medicine
 
 
 def test_asking_the_reason_is_asking_the_cause_and_a_named_drug_is_not() -> None:

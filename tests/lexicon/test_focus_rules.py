@@ -42,6 +42,13 @@ def test_a_sprain_is_named_as_tablets_and_plasters_name_it() -> None:
     assert named_symptoms("코가 꽉 막혀서 잠을 못 자요")[0] == "코막힘"   # was answered from a sleeping pill
 
 
+def test_a_likeness_is_no_symptom() -> None:
+    """"냉이 노랗고 콧물처럼 나와요" (a vaginal discharge) got cold medicines."""
+    assert "콧물" not in named_symptoms("냉이 노랗고 콧물처럼 나오다가 지금은 치즈같이 나와요")
+    assert named_symptoms("감기처럼 열이 나요") == ("발열",)
+    assert "콧물" in named_symptoms("기침이랑 콧물 같이 나요")
+
+
 def test_a_cockroach_is_no_insect_bite() -> None:
     """"바퀴벌레 약" is an insecticide: it must not read as the symptom 벌레 물린 데 (it passed the scope
     stage on that word and was answered from a steroid cream)."""

@@ -26,6 +26,7 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
     ("애가 열이 나는데 해열제 교차복용 해도 되나요?", "interactions"),   # got a cold syrup's uses
     ("아이 해열제 번갈아 먹여도 되나요", "interactions"),
     ("이부프로펜 먹고 코피가 나요", "side_effects"),   # got ibuprofen's uses
+    ("감기약 먹으면 어지러워요?", "side_effects"),
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent
@@ -35,6 +36,11 @@ def test_symptom_turns_can_i_take_into_efficacy() -> None:
     got = classify_intent("두통이 있는데 타이레놀 먹어도 되나요?", symptom=True)
     assert got.name == "efficacy" and "precautions" in got.secondary
     assert classify_intent("임신 중 두통약 먹어도 돼요?", symptom=True).name == "precautions"
+
+
+def test_dizziness_alone_is_a_complaint_not_a_side_effect_question() -> None:
+    """"어지러워요" got a folic-acid label's side-effect list."""
+    assert classify_intent("어지러워요").name != "side_effects"
 
 
 def test_default_and_none() -> None:

@@ -46,6 +46,21 @@ def cause_care_reply(text: str, population: Sequence[str] = ()) -> str:
     return cause_note(text, population)
 
 
+def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
+    """A short message about a complaint no label treats, naming no medicine, whose search found only other
+    medicines' side-effect lists naming its words ("가슴이 답답하고 심장이 벌렁거려요" got naproxen's): said
+    plainly, with where to go, and no label quoted."""
+    child = bool({"child", "infant"} & set(population))
+    if _HANGUL.search(text):
+        where = "소아청소년과" if child else "병원"
+        return ("말씀하신 증상에 쓰는 약은 의약품 허가 정보에서 찾지 못했습니다. 다른 약들의 부작용 목록에 같은 말이 "
+                f"나올 뿐이라 답으로 드리지 않습니다. {where}에서 진료를 받아 원인을 확인하세요. 증상이 심해지거나 "
+                f"오래가면 미루지 마세요. {SAFETY_LINE_KO}")
+    return ("The medicine labels I answer from name no medicine for this complaint, only other medicines' side "
+            f"effects that share its words. Please see a doctor{' (a paediatrician for a child)' if child else ''} "
+            f"to find the cause. {SAFETY_LINE_EN}")
+
+
 def mind_care_reply(text: str) -> str:
     """A question about a mental-health condition that names no medicine ("게임 중독 치료가 필요할까요?"):
     no drug label answers it, so it is said plainly, with where to go and the crisis line."""

@@ -325,7 +325,9 @@ def split_sentences(text: str) -> list[str]:
 # a short question that asks only what is wrong: the cause or the name of an illness ("입냄새가 심한데 원인은
 # 무엇일까요?"), which a doctor's examination answers and no drug label does
 _CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지|왜\s*(?:이런|그런|이러|그러|자꾸)"
-                    r"|이유(?:가|는|를|\s*(?:뭘|뭔|무엇|알))")
+                    r"|이유(?:가|는|를|\s*(?:뭘|뭔|무엇|알))"
+                    # "이 증상이 심장병 초기증상인가요?": the name of an illness, asked (got naproxen's doses)
+                    r"|증상(?:인가|일까|인지|이\s*아닐까)|(?:질환|질병|[가-힣]병|[가-힣]암)(?:인가|일까|인지|이\s*아닐까)")
 
 
 def asks_only_the_cause(question: str, linker: Linker | None = None) -> bool:

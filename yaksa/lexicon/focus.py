@@ -77,6 +77,10 @@ CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")
 _DEGREE_ADVERBS = re.compile(r"(?<!\S)(?:자주|너무|좀|많이|계속|자꾸|조금|엄청|진짜|정말|가끔|항상|늘|살짝|심하게|매일|갑자기)(?!\S)")
 
 
+# a likeness is no symptom: "냉이 콧물처럼 나와요" is about discharge, not a runny nose (it got cold medicines)
+_LIKENESS = re.compile(r"[가-힣]+\s*(?:처럼|마냥)")
+
+
 def _compact(text: str) -> str:
     """The question without spaces, with 아파/아픈/아플 written 아프 so one pattern fits every ending."""
     return CONJUGATED_PAIN.sub("아프", without_spaces(text))
@@ -140,6 +144,7 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     the order they appear; drug-class words do not count here."""
     rules = rules or load_focus_rules()
     # as written ("밤에자꾸깨" is a pattern), and with the adverbs left out ("속이 자주 쓰려요")
+    question = _LIKENESS.sub(" ", question)
     compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
     found: list[tuple[int, str]] = []
     for term, patterns in rules.symptoms.items():

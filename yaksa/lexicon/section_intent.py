@@ -57,7 +57,8 @@ CAUTION_CONTEXT = (r"임신|임산부|임부|수유|모유|노인|어르신|고�
 # interactions, dose) come before the broad "is it safe" cues, which almost every question carries.
 KO_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("storage", re.compile(r"보관|냉장|상온|실온|유통\s*기한|개봉\s*후|얼려|냉동")),
-    ("side_effects", re.compile(r"부작용|이상\s*반응|졸(려|린|음|리|립)|잠이\s*(와|오)|어지러(워|울|운)|"
+    # (dizziness alone is a complaint: "어지러워요" got a folic-acid label's side effects; "먹으면 어지러워요?" below)
+    ("side_effects", re.compile(r"부작용|이상\s*반응|졸(려|린|음|리|립)|잠이\s*(와|오)|"
                                 r"속이\s*쓰리(면|나|던)|생기나요|나타나|"
                                 # "아스피린 먹으면 속 쓰려요?": what taking it does to you
                                 r"(먹|복용하|마시|바르|발라|붙이|써|쓰)(으면|면|고\s*나서|었더니|고\s*나니|니까)\s*"

@@ -36,9 +36,10 @@ from dataclasses import replace
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply
+from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply, symptom_care_reply
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.post_reader import question_kind
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -62,6 +63,18 @@ def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: 
     if not may_be_nothing_near(question, scope.signals):
         return False
     return not shares_a_word(question, (f"{c.title} {c.text}" for c in citations))
+
+
+def side_effects_only(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+    """A short Korean message about a complaint no label treats (its focus is general: no drug, symptom
+    or drug class), naming no medicine, whose search found nothing but side-effect sections that share
+    its words ("가슴이 답답하고 심장이 벌렁거려요" got naproxen's side-effect lists): quoting them would
+    read as an answer to what was asked."""
+    if focus is None or focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
+        return False
+    if (post is not None and post.long) or not citations or question_kind(question) == "medicine":
+        return False
+    return all(c.metadata.get("section_key") == "side_effects" for c in citations)
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
@@ -220,5 +233,9 @@ def retrieve(deps: AgentDeps):
                 turn.notes["post_answer"] = "nothing_named"
                 update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
                               verified=False)
+            elif side_effects_only(state["question"], focus, state.get("post"), citations):
+                turn.notes["post_answer"] = "symptom_care"
+                update.update(no_evidence=True, answer=symptom_care_reply(state["question"], focus.population),
+                              citations=[], verified=False)
         return update
     return run
