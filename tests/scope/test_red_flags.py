@@ -117,6 +117,7 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("I am 10 weeks pregnant and bleeding with cramps", "pregnancy_bleeding_pain"),
     ("가슴이 쥐어짜듯 아프고 식은땀이 나요", "chest_pain_red"),
     ("가슴 통증이 왼팔까지 퍼지고 숨이 차요", "chest_pain_red"),
+    ("가슴이 아프고 손가락이 저려요", "chest_pain_red"),      # numb fingers still spread from the chest
     ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
     ("심방세동이 있는데 가만히 있어도 가슴이 아파요", "chest_pain_heart_rest"),
     ("협심증 약을 먹고 있는데 요즘 가슴이 자주 아파요", "chest_pain_heart_history"),
@@ -177,6 +178,8 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "아이가 열이 나요",                                 # a fever alone, no age or sign
     "일산화탄소 경보기 추천해줘",                        # a detector, not an exposure
     "오래전에 연탄가스를 마신 적이 있는데 폐가 약해요",     # long ago (a real post's wording)
+    # a real post: painful fingers and toes are joints, not pain spreading from the chest
+    "아침에 잠자고 일어 날때 가슴 가운데 통증이 있고 발가락 손가락 통증이 심합니다",
 ])
 def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
     assert red_flag(text) is None
