@@ -13,8 +13,9 @@ checks) with no shared socket and a `Process` whose target binds the worker's ow
 dies takes its socket with it; connections hashed to it while it is down are refused until the
 supervisor's replacement binds again (uvicorn restarts it at once).
 
-Only where the platform has SO_REUSEPORT (Linux, the BSDs, macOS); elsewhere `yaksa serve` keeps
-uvicorn's shared socket. Sockets with SO_REUSEPORT can only join a group of the same user's sockets.
+Only on Linux, where the kernel balances a SO_REUSEPORT group (macOS and the BSDs accept the option
+but do not spread connections over the group); elsewhere `yaksa serve` keeps uvicorn's shared socket.
+Sockets with SO_REUSEPORT can only join a group of the same user's sockets.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import multiprocess
 from uvicorn.supervisors.multiprocess import Multiprocess, Process
 
-AVAILABLE = hasattr(socket, "SO_REUSEPORT")
+AVAILABLE = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 
 
 def _family(host: str) -> socket.AddressFamily:
