@@ -135,6 +135,22 @@ def test_a_childrens_product_comes_after_the_rest_unless_the_question_is_about_a
     assert not analyse("부루펜 먹어도 되나요", catalog).linking.asked_form
 
 
+def test_nobody_described_is_not_answered_first_from_a_childrens_product(catalog, docs) -> None:
+    """"타이레놀 하루 최대 몇 알?" names no one: 타이레놀 is not in the data, so its ingredient's products
+    answer, and one dosed for children only (트라몰정160) comes after those that dose adults."""
+    from yaksa.lexicon.focus import load_focus_rules
+    from yaksa.retrieval.focus_ranking import children_only
+
+    rules = load_focus_rules()
+    group = [p for p in catalog.products.values() if "아세트아미노펜" in p.ingredients[:1]]
+    assert any(children_only(p, rules) for p in group) and not all(children_only(p, rules) for p in group)
+    for seed in range(5):
+        ranked, focus = _ranked("타이레놀 하루 최대 몇 알 먹어도 돼요?", catalog, _unit_rows(len(docs), seed), docs)
+        assert not focus.population
+        first = catalog.products[ranked[0].metadata["item_seq"]]
+        assert not children_only(first, rules), first.name
+
+
 def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs) -> None:
     """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
     a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""

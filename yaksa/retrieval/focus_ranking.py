@@ -55,6 +55,10 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
         score += POPULATION_FIT
     if any(w in p.name and not set(suits) & set(focus.population) for w, suits in rules.population_products.items()):
         score -= POPULATION_UNASKED
+    elif not focus.population and children_only(p, rules):
+        # nobody described: the asker is most often an adult ("타이레놀 하루 최대 몇 알?" led with
+        # 트라몰정160's children's doses); a child's product still answers, after the adults'
+        score -= POPULATION_UNASKED
     for_child = bool(CHILD_GROUPS & set(focus.population))
     if (adults_only(p, rules) if for_child else "adult" in focus.population and children_only(p, rules)):
         score -= POPULATION_MISMATCH
