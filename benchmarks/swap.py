@@ -17,6 +17,10 @@ reading) would all be reused, which a real new bundle with other documents would
 labelled `reuse_off` starts the server with `YAKSA_REUSE_CONTENT=0`, so every such table is rebuilt
 as for a new bundle: that is the figure for a real publish; `reuse_on` is a republish or rollback of
 unchanged content.
+
+A third run, `new_words` (`--reuse new_words`, or `all`): the copy's user dictionary gains one word
+(`add_user_word`: what a new product's brand stem does), so the analyser differs and the swap builds a
+new Kiwi besides every table (reuse off): the figure for a bundle whose new drug labels add words.
 """
 
 from __future__ import annotations
@@ -35,14 +39,16 @@ sys.path.insert(0, str(ROOT))
 
 import psutil
 
-from tests.serving.conftest import copy_version
+from tests.serving.conftest import add_user_word, copy_version
 from tests.serving.test_workers import Load, ready_workers, yaksa_serve
 from yaksa.config import load_settings
 from yaksa.index.layout import current_version
 from yaksa.index.publish import publish
 from yaksa.retrieval.loader import CONTENT_REUSE_ENV
 
-REUSE_MODES: dict[str, dict[str, str]] = {"reuse_off": {CONTENT_REUSE_ENV: "0"}, "reuse_on": {CONTENT_REUSE_ENV: "1"}}
+REUSE_MODES: dict[str, dict[str, str]] = {"reuse_off": {CONTENT_REUSE_ENV: "0"}, "reuse_on": {CONTENT_REUSE_ENV: "1"},
+                                          "new_words": {CONTENT_REUSE_ENV: "0"}}
+
 
 
 def worker_memory(url_port: int) -> dict[str, dict[str, float]]:
@@ -96,8 +102,9 @@ def main() -> None:
     parser.add_argument("--params", default=str(ROOT / "params.yaml"))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--reuse", choices=[*REUSE_MODES, "both"], default="both",
-                        help="reuse of content-derived tables across bundles (module doc)")
+    parser.add_argument("--reuse", choices=[*REUSE_MODES, "both", "all"], default="both",
+                        help="reuse of content-derived tables across bundles; both: reuse_off and reuse_on; "
+                             "all: and new_words (module doc)")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
 
@@ -106,20 +113,26 @@ def main() -> None:
     first = current_version(indexes)
     if first is None:
         parser.error(f"{indexes}: nothing published")
-    modes = list(REUSE_MODES) if args.reuse == "both" else [args.reuse]
+    modes = {"both": ["reuse_off", "reuse_on"], "all": list(REUSE_MODES)}.get(args.reuse, [args.reuse])
     second = copy_version(indexes, first, f"{first}-swapcopy")
+    worded = ""
+    if "new_words" in modes:
+        worded = copy_version(indexes, first, f"{first}-swapwords")
+        add_user_word(indexes, worded)
     report: dict[str, Any] = {"bundle": first, "workers": args.workers, "cores": os.cpu_count(),
                               "clients": args.clients}
     log = Path(ROOT / "reports" / "swap-serve.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
         for mode in modes:
-            report[mode] = measure(params, indexes, first, second, args.workers, args.clients,
-                                   REUSE_MODES[mode], log)
+            report[mode] = measure(params, indexes, first, worded if mode == "new_words" else second,
+                                   args.workers, args.clients, REUSE_MODES[mode], log)
     finally:
         if current_version(indexes) != first:
             publish(indexes, first)
-        shutil.rmtree(indexes / second, ignore_errors=True)
+        for copy in (second, worded):
+            if copy:
+                shutil.rmtree(indexes / copy, ignore_errors=True)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.serving.conftest import copy_version
+from tests.serving.conftest import add_user_word, copy_version
 from yaksa.config import load_settings
 from yaksa.index.layout import current_version
 from yaksa.index.manifest import Manifest
@@ -87,7 +87,8 @@ def test_a_bundle_with_the_same_content_shares_the_derived_tables(two_versions) 
                          cache_dir=settings.paths.embedding_cache)
     stage_b = ScopeStage(b, sb.query_vector, catalog=sb.catalog,
                          cache_dir=settings.paths.embedding_cache)
-    assert stage_a._reader is stage_b._reader
+    assert stage_a._reader.vocabulary is stage_b._reader.vocabulary
+    assert stage_a._exemplar_readings() is stage_b._exemplar_readings()
 
 
 def test_with_reuse_off_everything_is_rebuilt_and_equal(two_versions, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,8 +104,30 @@ def test_with_reuse_off_everything_is_rebuilt_and_equal(two_versions, monkeypatc
                          cache_dir=settings.paths.embedding_cache)
     stage_b = ScopeStage(b, sb.query_vector, catalog=sb.catalog,
                          cache_dir=settings.paths.embedding_cache)
-    assert stage_a._reader is not stage_b._reader
+    assert stage_a._exemplar_readings() is not stage_b._exemplar_readings()
+    # the vocabulary depends on the analyser and its user dictionary only, not on the documents
+    assert stage_a._reader.vocabulary is stage_b._reader.vocabulary
     if stage_a.learned is None:   # the exemplars depend on the embedder only: shared even with reuse off
         assert stage_a._exemplars is not None and stage_a._exemplars is stage_b._exemplars
     question = "타이레놀 먹고 술 마셔도 되나요"
     assert stage_a.decide(question) == stage_b.decide(question)
+
+
+def test_a_rollback_reuses_the_analyser_of_the_bundle_before(two_versions) -> None:
+    """A new user dictionary needs a new Kiwi (~4 s of CPU); going back to the bundle before reuses
+    the analyser built for it, and a bundle with the same dictionary shares it."""
+    settings, a, b = two_versions
+    assert b.tokenizer is a.tokenizer
+    first = current_version(settings.paths.indexes)
+    worded = copy_version(settings.paths.indexes, first, f"{first}-words")
+    add_user_word(settings.paths.indexes, worded)
+    c = load_published(settings.paths.indexes, worded, reuse=b)
+    back = load_published(settings.paths.indexes, first, reuse=c)
+    try:
+        assert c.tokenizer is not a.tokenizer
+        assert c.tokenizer.identity()["userdict_hash"] != a.tokenizer.identity()["userdict_hash"]
+        assert "스왑테스트정" in c.tokenizer.tokenize("스왑테스트정 먹어도 돼요")
+        assert back.tokenizer is a.tokenizer
+    finally:
+        c.close()
+        back.close()

@@ -6,11 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from yaksa.config import load_settings
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
+from yaksa.scope import stage as stage_module
 from yaksa.scope.learned import CARD_FILE, LearnedScopeModel
 from yaksa.scope.stage import ScopeStage
 
@@ -66,3 +68,31 @@ def test_a_missing_model_falls_back_to_the_exemplar_model(loaded: LoadedBundle, 
                        learned_dir=tmp_path / "nothing-here")
     assert stage.learned is None
     assert stage.decide("밤에 기침이 심해요").in_scope
+
+
+def test_the_lexical_fallback_is_fitted_only_when_an_embedding_fails(
+        loaded: LoadedBundle, searcher: Searcher, model_dir: Path, scope_cache: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A swap builds a stage per bundle: reading the 485 exemplars with Kiwi for a model that decides
+    only when embeddings fail cost ~0.7 s of every swap; it is fitted at the first failure instead."""
+    read: list[int] = []
+    original = stage_module._read_exemplars
+    monkeypatch.setattr(stage_module, "_read_exemplars", lambda reader, tuning: read.append(len(tuning)) or
+                        original(reader, tuning))
+    stage_module._LEXICAL.clear()
+    failing = {"on": False}
+
+    def vector(collection: str, text: str) -> np.ndarray:
+        if failing["on"]:
+            raise RuntimeError("embedding server down")
+        return searcher.query_vector(collection, text)
+
+    stage = ScopeStage(loaded, vector, cache_dir=scope_cache, learned_dir=model_dir)
+    assert stage.learned is not None and stage.decide("밤에 기침이 심해요").in_scope
+    assert read == []
+    failing["on"] = True
+    decision = stage.decide("밤에 기침이 심해요")
+    assert decision.in_scope and ":lexical:" in decision.model and decision.signals["embedding_error"]
+    assert len(read) == 1 and read[0] == len(stage.tuning)
+    stage.decide("크림 파스타 레시피")
+    assert len(read) == 1   # fitted once

@@ -24,6 +24,9 @@ from serving.config import ServingConfig, parse_api_keys
 from tests.serving.fakes import fake_factory
 from tests.web.fake_tavily import fake_tavily  # noqa: F401 - fixture for the web-references test
 from yaksa.config import Settings, load_settings
+from yaksa.index.layout import MANIFEST_NAME, USERDICT_NAME
+from yaksa.index.manifest import sha256_file
+from yaksa.text.userdict import userdict_hash
 
 USER_KEY = "alice-key"        # bound to alice only
 OPS_KEY = "ops-key"           # any user
@@ -70,6 +73,23 @@ def copy_version(indexes: Path, version: str, new_version: str) -> str:
     data["version"] = new_version
     manifest.write_text(json.dumps(data, ensure_ascii=False, indent=2), "utf-8")
     return new_version
+
+
+NEW_WORD = "스왑테스트정"   # a made-up brand stem: in no label, so no answer changes
+
+
+def add_user_word(indexes: Path, version: str, word: str = NEW_WORD) -> None:
+    """Add `word` to `version`'s user dictionary and record the new checksum and analyser identity in
+    its manifest, as a build with one more product would."""
+    folder = indexes / version
+    userdict = folder / USERDICT_NAME
+    lines = [*userdict.read_text("utf-8").splitlines(), f"{word}\tNNP\t0.0"]
+    userdict.write_text("\n".join(sorted(lines)) + "\n", "utf-8")
+    manifest = folder / MANIFEST_NAME
+    data = json.loads(manifest.read_text("utf-8"))
+    data["files"][USERDICT_NAME] = sha256_file(userdict)
+    data["tokenizer"]["userdict_hash"] = userdict_hash(userdict)
+    manifest.write_text(json.dumps(data, ensure_ascii=False, indent=2), "utf-8")
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,6 @@ Usage:
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections import Counter
@@ -36,6 +35,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import duckdb
+import msgspec
 import numpy as np
 import pyarrow as pa
 
@@ -229,8 +229,11 @@ class DocStore:
         """value -> rows, for the rows whose metadata holds `key` as a string at its top level."""
         columns = self._open_columns()
         metadata, found = columns["metadata"], {}
+        # a decoder of that one key skips the rest of each object: a swap reads 19,000 rows' metadata
+        # (the section tables), 0.18 s with json.loads, 0.05 s so
+        decoder = msgspec.json.Decoder(msgspec.defstruct("Metadata", [("value", object, None)], rename={"value": key}))
         for row in range(self._count):
-            v = json.loads(metadata[row]).get(key)
+            v = decoder.decode(metadata[row]).value
             if isinstance(v, str):
                 found.setdefault(v, []).append(row)
         return {v: frozenset(rows) for v, rows in found.items()}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.expansion import expand_query
 from yaksa.lexicon.focus import named_symptoms
 from yaksa.lexicon.linking import DrugCatalog
@@ -79,14 +80,20 @@ class LexicalReader:
     catalog: DrugCatalog | None
 
     @classmethod
-    def from_bundle(cls, loaded: LoadedBundle, catalog: DrugCatalog | None = None) -> LexicalReader:
-        """`catalog`: the searcher's drug catalog of the same bundle (read from the bundle when not given)."""
+    def from_bundle(cls, loaded: LoadedBundle, catalog: DrugCatalog | None = None,
+                    vocabulary: frozenset[str] | None = None) -> LexicalReader:
+        """`catalog`: the searcher's drug catalog of the same bundle (read from the bundle when not given);
+        `vocabulary`: `vocabulary_of(loaded)` computed before (a swap that keeps the tokenizer keeps it)."""
         # the bundle's products and the brand rules: "키미테 붙이는 법" names a drug though no analyser
         # token of it is a medical word
         if catalog is None and DRUGS in loaded.bundle.collections:
             catalog = DrugCatalog.from_collection(loaded.bundle.collections[DRUGS])
-        return cls(loaded.tokenizer, medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv"),
-                   catalog)
+        return cls(loaded.tokenizer, vocabulary if vocabulary is not None else cls.vocabulary_of(loaded), catalog)
+
+    @staticmethod
+    def vocabulary_of(loaded: LoadedBundle) -> frozenset[str]:
+        """The medical words of the bundle's analyser and user dictionary (Kiwi over every curated phrase)."""
+        return medical_vocabulary(loaded.tokenizer, loaded.bundle.path / USERDICT_NAME)
 
     def read(self, text: str) -> LexicalSignals:
         return lexical_signals(text, self.tokenizer, self.vocabulary, self.catalog)

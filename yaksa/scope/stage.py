@@ -25,6 +25,7 @@ Usage:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,14 +75,12 @@ class _Exemplars:
     oof_logits: np.ndarray    # (n,) each exemplar's direction logit from the folds that did not see it
 
 
-def _read_exemplars(loaded: LoadedBundle, catalog: DrugCatalog | None,
-                    tuning: list[ScopeQuestion]) -> tuple[LexicalReader, np.ndarray]:
-    """The bundle's lexical reader and its reading of every tuning exemplar (Kiwi per exemplar: the
-    bulk of a stage's construction, ~0.4-1.7 s)."""
-    reader = LexicalReader.from_bundle(loaded, catalog)
+def _read_exemplars(reader: LexicalReader, tuning: list[ScopeQuestion]) -> np.ndarray:
+    """The reader's reading of every tuning exemplar (Kiwi per exemplar, ~0.4-0.7 s: what the lexical
+    model is fitted on)."""
     lexical = np.array([reader.read(q.text).row() for q in tuning])
     lexical.setflags(write=False)  # shared by the stages that get it from `_LEXICAL`
-    return reader, lexical
+    return lexical
 
 
 def _lexical_key(loaded: LoadedBundle, catalog: DrugCatalog | None, set_hash: str) -> Hashable | None:
@@ -93,6 +92,14 @@ def _lexical_key(loaded: LoadedBundle, catalog: DrugCatalog | None, set_hash: st
         return None
     userdict = loaded.bundle.manifest.files.get(USERDICT_NAME)
     return _ObjectsKey((loaded.tokenizer, catalog), (userdict, set_hash))
+
+
+def _vocabulary_key(loaded: LoadedBundle) -> Hashable:
+    """What the medical vocabulary depends on: the tokenizer object (kept across a swap only when the
+    new bundle names the same analyser and user dictionary) and the user dictionary's checksum. Not
+    the bundle's documents otherwise: a bundle with new documents and the same user dictionary reads
+    words as the old one did."""
+    return _ObjectsKey((loaded.tokenizer,), (loaded.bundle.manifest.files.get(USERDICT_NAME),))
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +122,9 @@ class _ObjectsKey:
 
 # The lexical readings of the last bundles: a swap to a bundle with the same tokenizer, user
 # dictionary and drug catalog reuses the reading instead of re-running Kiwi on every exemplar.
-_LEXICAL: ContentMemo[tuple[LexicalReader, np.ndarray]] = ContentMemo()
+_LEXICAL: ContentMemo[np.ndarray] = ContentMemo()
+# The medical vocabularies of the last tokenizers (Kiwi over every curated phrase, ~0.5 s).
+_VOCABULARIES: ContentMemo[frozenset[str]] = ContentMemo()
 # The embedded exemplars and their leave-one-out kNN features, by embedder: they depend on the
 # embedding model and the exemplars only, not on the bundle's documents (a new bundle built with
 # the same model reuses them; `load_published` keeps the embedder object when its identity is the same).
@@ -140,28 +149,47 @@ class ScopeStage:
         self.tuning: list[ScopeQuestion] = [q for q in load_questions() if not is_held_out(q.qid)]
         labels = np.array([q.in_scope for q in self.tuning])
         set_hash = exemplar_set_hash(self.tuning)
-        self._reader, lexical = _LEXICAL.get(_lexical_key(loaded, catalog, set_hash),
-                                             lambda: _read_exemplars(loaded, catalog, self.tuning))
+        vocabulary = _VOCABULARIES.get(_vocabulary_key(loaded), lambda: LexicalReader.vocabulary_of(loaded))
+        self._reader = LexicalReader.from_bundle(loaded, catalog, vocabulary=vocabulary)
+        self._lexical_inputs = (_lexical_key(loaded, catalog, set_hash), labels, set_hash)
+        self._lexical_lock = threading.Lock()
+        self._lexical_fit: tuple[ScopeModel, str] | None = None
         p = self.params
-        self._lexical_model = fit_scope_model(LEXICAL_FEATURES, lexical, labels, p.max_false_block, p.regularization)
-        self._lexical_id = self._model_id(LEXICAL_ONLY, set_hash, self._lexical_model)
-        # with a learned model the exemplar one is not needed (the lexical model stays: embedding failures)
+        # with a learned model the exemplar one is not needed, and the lexical one only when an
+        # embedding fails: it is fitted then (`_lexical_model`), not at every swap (~0.7 s of Kiwi)
         self._exemplars, knn = None, None
         if self._learned is None:
             self._exemplars, knn = self._exemplars_and_knn(labels, cache_dir, set_hash)
         self._model: ScopeModel | None = None
-        self._model_name = self._lexical_id
+        self._model_name = self._learned.name if self._learned is not None else ""
         if self._exemplars is not None and knn is not None:
-            rows = np.hstack([knn, self._exemplars.oof_logits[:, None], lexical])
+            rows = np.hstack([knn, self._exemplars.oof_logits[:, None], self._exemplar_readings()])
             self._model = fit_scope_model(EMBEDDING_FEATURES + LEXICAL_FEATURES, rows, labels,
                                           p.max_false_block, p.regularization)
             self._model_name = self._model_id(self._exemplars.embedder_id, set_hash, self._model)
+        elif self._learned is None:
+            self._model_name = self._lexical_model()[1]
         if self._learned is not None:
-            self._model_name = self._learned.name
             log.info("scope: learned model %s (threshold %.4f)", self._learned.name, self._learned.threshold)
         else:
             log.info("scope model %s fitted on %d tuning exemplars: weights %s", self._model_name,
                      len(self.tuning), self.scope_model.weights())
+
+    def _exemplar_readings(self) -> np.ndarray:
+        """The lexical reading of every tuning exemplar, shared by stages over the same inputs (`_LEXICAL`)."""
+        key = self._lexical_inputs[0]
+        return _LEXICAL.get(key, lambda: _read_exemplars(self._reader, self.tuning))
+
+    def _lexical_model(self) -> tuple[ScopeModel, str]:
+        """The model over the lexical signals alone and its identity, fitted on first use."""
+        with self._lexical_lock:
+            if self._lexical_fit is None:
+                _key, labels, set_hash = self._lexical_inputs
+                p = self.params
+                model = fit_scope_model(LEXICAL_FEATURES, self._exemplar_readings(), labels,
+                                        p.max_false_block, p.regularization)
+                self._lexical_fit = model, self._model_id(LEXICAL_ONLY, set_hash, model)
+            return self._lexical_fit
 
     def _load_learned(self, folder: Path | None) -> tuple[LearnedScopeModel | None, ModelInputs | None]:
         """The learned model when `folder` holds one built on this bundle's embedders (else None, logged)."""
@@ -238,7 +266,7 @@ class ScopeStage:
     @property
     def scope_model(self) -> ScopeModel:
         """The fitted combiner that decides while embeddings work (the lexical one without an embedder)."""
-        return self._model or self._lexical_model
+        return self._model or self._lexical_model()[0]
 
     @property
     def model(self) -> str:
@@ -290,7 +318,8 @@ class ScopeStage:
             decision = self._decide_learned(question, lexical, signals)
             if decision is not None:
                 return decision
-        model, name, row = self._lexical_model, self._lexical_id, lexical.row()
+        model: ScopeModel | None = None
+        name, row = "", lexical.row()
         if self._model is not None and self._exemplars is not None:
             ex = self._exemplars
             try:
@@ -305,6 +334,8 @@ class ScopeStage:
                 model, name, row = self._model, self._model_name, [knn_in, knn_out, logit, *row]
                 signals.update(knn_in=round(knn_in, 6), knn_out=round(knn_out, 6), embed_logit=round(logit, 6),
                                nearest=ex.texts[int(np.argmax(sims))])
+        if model is None:
+            model, name = self._lexical_model()
         probability = model.probability(row)
         in_scope = probability >= model.threshold
         contributions = model.contributions(row)
