@@ -36,6 +36,9 @@ _LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결
 # whole name is the term ("공황장애", "간장애")
 _GENERIC_HEADS = ("장애", "증후군")
 _COMPOUND = re.compile(rf"[가-힣]+(?:{'|'.join(_GENERIC_HEADS)})")
+# a direction makes the condition: the analyser reads "고혈압" as 고 + 혈압, and 혈압 alone is in the
+# labels' "혈압저하" and "저혈압", the opposite condition; so the whole word is the term
+_DIRECTED = re.compile(r"[고저](?:혈압|혈당|지혈증)")
 
 
 def profile_terms(summary: str) -> list[str]:
@@ -44,6 +47,8 @@ def profile_terms(summary: str) -> list[str]:
     facts = _SYMPTOMS.sub(" ", summary)
     found = [t for t in terms(facts) if t not in _LABEL_WORDS and t not in _GENERIC_HEADS] if facts.strip() else []
     found += [m.group(0) for m in _COMPOUND.finditer(facts) if m.group(0) not in found]
+    directed = list(dict.fromkeys(m.group(0) for m in _DIRECTED.finditer(facts)))
+    found = [t for t in found if t not in {d[1:] for d in directed}] + [d for d in directed if d not in found]
     if any(int(m.group(1)) >= ELDERLY_AGE for m in _AGE.finditer(summary)) and "고령자" not in found:
         found.append("고령자")
     return found
