@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from yaksa.agent.nodes.retrieve import side_effects_only, unanswered_by_labels
+from yaksa.agent.nodes.retrieve import side_effects_only, unanswered_by_labels, unlabelled_post
+from yaksa.extraction.post_reader import read_post
 from yaksa.lexicon.focus import Focus
 from yaksa.lexicon.linking import Linking
 from yaksa.lexicon.section_intent import SectionIntent
@@ -103,3 +104,35 @@ def test_the_side_effect_only_answer_is_a_care_reply(make_runner, monkeypatch) -
     assert result.trace["post_answer"] == "symptom_care" and not result.citations
     assert "병원에서 진료" in result.answer and "[문서" not in result.answer
     assert result.trace["retrieval"]   # decided after the search, on what it found
+
+
+# a real post's shape (written again here, not copied): stabbing chest pain, no medicine, no question
+CHEST_POST = ("26살 남자입니다. 키 178에 몸무게가 90키로 정도 나갑니다. 살이 급하게 쪄서 그런지 밥을 먹고 났을 때, 또 "
+              "자려고 누웠을 때 왼쪽 가슴이 조금 답답합니다. 가만히 있는데 바늘로 찌르는 듯한 통증이 순간적으로 생길 때가 "
+              "있습니다. 두어 달 전에는 하루에 한 번도 안 그랬는데 요즘은 하루에 몇 번 그래요. 걱정이 많이 되네요.")
+
+
+def test_a_long_post_naming_and_asking_no_medicine_is_not_answered_from_labels() -> None:
+    """A cream's efficacy and a syrup's dosing were quoted for that post (its everyday words matched)."""
+    post = read_post(CHEST_POST)
+    assert post.long and not post.medicines
+    assert unlabelled_post(_focus(), post)
+    assert not unlabelled_post(_focus("symptom"), post)                        # a symptom labels treat
+    assert not unlabelled_post(_focus(mentions=("타이레놀",)), post)            # a drug named
+    assert not unlabelled_post(_focus(), read_post(CHEST_POST + " 진통제 먹어도 될까요?"))   # a medicine question
+    assert not unlabelled_post(_focus(), read_post("가슴이 찌르듯 아파요"))       # short: `side_effects_only`
+    assert not unlabelled_post(_focus(), None)
+
+
+def test_the_unlabelled_post_gets_a_care_reply(make_runner, monkeypatch) -> None:
+    runner = make_runner(enforce_safety=False)
+    search = runner.deps.searcher.search
+
+    def general(*args, **kwargs):   # the focus the full bundle gave it: no drug, symptom or class
+        result = search(*args, **kwargs)
+        return replace(result, focus=_focus())
+
+    monkeypatch.setattr(runner.deps.searcher, "search", general)
+    result = runner.run(CHEST_POST, "chest", variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "post_care" and not result.citations
+    assert "병원에서 진료" in result.answer and "[문서" not in result.answer

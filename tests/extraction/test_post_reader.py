@@ -151,6 +151,9 @@ def test_questions_only_a_doctor_can_answer() -> None:
     ("혹시 결핵 초기 증상인가요?", "care"),
     ("약간 어지러운데 왜 그런 걸까요?", "care"),   # 약간 is not 약
     ("어떻게 하면 좋을까요?", "other"),
+    ("약국을 가니 피부과에 가라던데 어떤 증상일까요?", "care"),   # where they went, not a medicine
+    ("약사님 이거 무슨 병일까요?", "care"),
+    ("약국에서 파는 연고 발라도 될까요?", "medicine"),
 ])
 def test_question_kinds(sentence: str, kind: str) -> None:
     assert question_kind(sentence) == kind

@@ -46,6 +46,18 @@ def cause_care_reply(text: str, population: Sequence[str] = ()) -> str:
     return cause_note(text, population)
 
 
+def post_care_reply(post: PostReading, population: Sequence[str] = ()) -> str:
+    """A long post about complaints no label treats, naming no medicine and asking about none: no label is
+    quoted (its everyday words found a cream's efficacy and a syrup's dosing for stabbing chest pain); its
+    questions for a doctor are named when it has any (`care_note`), else where to go."""
+    where = "소아청소년과" if {"child", "infant"} & set(population) else "병원"
+    first = ("글에 적으신 증상에 쓰는 약을 의약품 허가 정보에서 찾지 못했고, 약에 관해 물으신 것도 없어 "
+             "허가 정보를 인용하지 않습니다.")
+    rest = care_note(post, labels_follow=False) or (
+        f"{where}에서 진료를 받아 원인을 확인하세요. 증상이 심해지거나 오래가면 미루지 마세요. {SAFETY_LINE_KO}")
+    return f"{first} {rest}"
+
+
 def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
     """A short message about a complaint no label treats, naming no medicine, whose search found only other
     medicines' side-effect lists naming its words ("가슴이 답답하고 심장이 벌렁거려요" got naproxen's): said

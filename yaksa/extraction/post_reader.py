@@ -55,8 +55,9 @@ _QUESTION = re.compile(
 # a polite closing is no question: "답변 부탁드립니다", "감사합니다"
 _CLOSING = re.compile(r"^(?:(?:자세한\s*|빠른\s*|좋은\s*)?답변\s*(?:좀\s*)?(?:부탁|주시면|해\s*주시면|바랍|기다)|감사|미리\s*감사)")
 # what a drug label can answer: taking, dosing, applying a medicine, its effects and cautions
+# (약국, 약사: where they went or whom they asked, not a medicine: "약국을 가니 … 어떤 증상일까요?")
 _MEDICINE = re.compile(
-    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼)|[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
+    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼|국|사)|[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
     r"|먹는|먹여야|먹어야|먹을|먹일|드려도|바르|발라|뿌리|뿌려|붙이|붙여|연고|크림|시럽|용량|용법|몇\s*(?:알|정|번|회|ml|미리)"
     r"|부작용|처방|해열제|진통제|영양제|소화제|감기약|성분|투여|효과가\s*있|같이\s*(?:먹|복용)|함께\s*(?:먹|복용)"
 )

@@ -36,7 +36,13 @@ from dataclasses import replace
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import care_reply, cause_care_reply, mind_care_reply, symptom_care_reply
+from yaksa.agent.replies import (
+    care_reply,
+    cause_care_reply,
+    mind_care_reply,
+    post_care_reply,
+    symptom_care_reply,
+)
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import question_kind
@@ -75,6 +81,17 @@ def side_effects_only(question: str, focus: Any, post: Any, citations: list[Cita
     if (post is not None and post.long) or not citations or question_kind(question) == "medicine":
         return False
     return all(c.metadata.get("section_key") == "side_effects" for c in citations)
+
+
+def unlabelled_post(focus: Any, post: Any) -> bool:
+    """A long Korean post about complaints no label treats (its focus general: no drug, symptom or drug
+    class), naming no medicine and asking about none: the search can only match its everyday words
+    ("밥을 먹고", "누웠을 때": a cream's efficacy and a syrup's dosing for stabbing chest pain)."""
+    if post is None or not post.long or focus is None:
+        return False
+    if focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
+        return False
+    return not post.medicines and not any(q.kind == "medicine" for q in post.questions)
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
@@ -233,6 +250,10 @@ def retrieve(deps: AgentDeps):
                 turn.notes["post_answer"] = "nothing_named"
                 update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
                               verified=False)
+            elif citations and unlabelled_post(focus, state.get("post")):
+                turn.notes["post_answer"] = "post_care"
+                update.update(no_evidence=True, answer=post_care_reply(state["post"], focus.population),
+                              citations=[], verified=False)
             elif side_effects_only(state["question"], focus, state.get("post"), citations):
                 turn.notes["post_answer"] = "symptom_care"
                 update.update(no_evidence=True, answer=symptom_care_reply(state["question"], focus.population),
