@@ -105,11 +105,23 @@ def _searches_the_question(state: dict) -> bool:
     return bool(state["search_query"] == state["analysis"].question)
 
 
+def _kept_focus(state: dict) -> Any:
+    """In a rewrite round, the first round's focus when it named products or a symptom (else None). Why: a
+    rewrite adds words (what the judge found missing, the user's conditions and medicines) to rank caution
+    sections, not products to answer about; "타이레놀 하루 최대 몇 알?" from a user who takes ibuprofen got an
+    ibuprofen product's dosing after the rule rewrite appended 이부프로펜 and the linker read it as a named drug."""
+    first = state.get("focus")
+    if state.get("iteration", 0) > 0 and first is not None and first.mode in ("drug", "symptom"):
+        return first
+    return None
+
+
 def _focus_of(state: dict, deps: AgentDeps) -> Any:
-    """The focus of this round's search query: the turn analysis's when it is the question itself."""
+    """The focus of this round's search query: the turn analysis's when it is the question itself, the
+    first round's in a rewrite round that keeps it (`_kept_focus`), else the query's own."""
     if _searches_the_question(state):
         return state["analysis"].focus
-    return deps.searcher.focus_of(state["search_query"])
+    return _kept_focus(state) or deps.searcher.focus_of(state["search_query"])
 
 
 def _short_care(state: dict) -> tuple[str, Any] | None:
@@ -193,8 +205,9 @@ def retrieve(deps: AgentDeps):
                         "focus": None, "doc_ids_by_iteration": [[]]}
             if deps.searcher.use_focus:
                 focus = replace(_focus_of(state, deps), population=post.population)
-        elif deps.searcher.use_focus and _searches_the_question(state):
-            focus = state["analysis"].focus
+        elif deps.searcher.use_focus:
+            # None: the searcher reads the focus of the query itself
+            focus = state["analysis"].focus if _searches_the_question(state) else _kept_focus(state)
         urgent = advice_only(state, turn.notes.get("red_flag")) if state.get("iteration", 0) == 0 else None
         if urgent is not None:
             # the advice comes first (the runner puts it there); a long post's questions for a doctor are named
