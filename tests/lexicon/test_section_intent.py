@@ -27,6 +27,8 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
     ("아이 해열제 번갈아 먹여도 되나요", "interactions"),
     ("이부프로펜 먹고 코피가 나요", "side_effects"),   # got ibuprofen's uses
     ("감기약 먹으면 어지러워요?", "side_effects"),
+    ("이부프로펜 먹고 속이 쓰려요", "side_effects"),   # got ibuprofen's uses
+    ("타이레놀 먹고 졸려요", "side_effects"),
 ])
 def test_korean_intents(question: str, intent: str) -> None:
     assert classify_intent(question).name == intent
@@ -41,6 +43,13 @@ def test_symptom_turns_can_i_take_into_efficacy() -> None:
 def test_dizziness_alone_is_a_complaint_not_a_side_effect_question() -> None:
     """"어지러워요" got a folic-acid label's side-effect list."""
     assert classify_intent("어지러워요").name != "side_effects"
+
+
+@pytest.mark.parametrize("question", ["밥 먹고 속이 쓰려요", "밥 먹으면 속이 쓰려요", "매운 거 먹고 배가 아파요",
+                                      "커피 마시면 두근거려요"])
+def test_what_food_did_is_no_side_effect_question(question: str) -> None:
+    """A complaint after a meal asks what helps, not a drug's side effects."""
+    assert classify_intent(question).name != "side_effects"
 
 
 def test_default_and_none() -> None:

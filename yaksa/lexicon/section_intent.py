@@ -61,7 +61,8 @@ KO_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("side_effects", re.compile(r"부작용|이상\s*반응|졸(려|린|음|리|립)|잠이\s*(와|오)|"
                                 r"속이\s*쓰리(면|나|던)|생기나요|나타나|"
                                 # "아스피린 먹으면 속 쓰려요?": what taking it does to you
-                                r"(먹|복용하|마시|바르|발라|붙이|써|쓰)(으면|면|고\s*나서|었더니|고\s*나니|니까)\s*"
+                                # ("이부프로펜 먹고 속이 쓰려요" got ibuprofen's uses)
+                                r"(먹|복용하|마시|바르|발라|붙이|써|쓰)(으면|면|고\s*나서|었더니|고\s*나니|니까|고)\s*"
                                 r"(속이?\s*)?(쓰려|쓰리|아파|아프|졸|어지|메스꺼|울렁|붓|부어|가려|가렵|두드러기|"
                                 r"설사|변비|살이?\s*쪄|살찌|두근|떨려|토하|구역|피부가|발진|빨개)|"
                                 # "이부프로펜 먹고 코피가 나요": something came on after taking it
@@ -147,6 +148,17 @@ def asks_side_effects(question: str) -> bool:
     return ASKS_SIDE_EFFECTS.search(question) is not None
 
 
+# what was eaten or drunk just before "먹고"/"먹으면": food, not a medicine ("밥 먹고 속이 쓰려요" asks what
+# helps, not what a drug's side effects are)
+_FOOD_BEFORE = re.compile(r"(?:밥|식사|음식|술|커피|우유|고기|라면|과자|빵|야식|밀가루|매운\s*(?:것|거|음식))"
+                          r"\s*(?:을|를|이|가|만|도|만\s*)?\s*$")
+
+
+def _after_food(question: str, match: re.Match[str]) -> bool:
+    """Whether a side-effect cue is "먹고/마시고 …" right after a food ("밥 먹고 속이 쓰려요")."""
+    return match.group(0).startswith(("먹", "마시")) and _FOOD_BEFORE.search(question[:match.start()]) is not None
+
+
 def classify_korean(question: str, default: str | None = None, symptom: bool = False,
                     careful: bool = False) -> SectionIntent:
     """The Korean intent of `question`; `default` when no cue matches.
@@ -157,7 +169,8 @@ def classify_korean(question: str, default: str | None = None, symptom: bool = F
     pregnant or breastfeeding person: "75세 아버지가 밤에 자꾸 깨시는데 수면유도제 드셔도 되나요?"), so
     "드셔도 되나요" keeps asking for the cautions.
     """
-    hits = [(name, m.group(0)) for name, pattern in KO_CUES for m in [pattern.search(question)] if m]
+    hits = [(name, m.group(0)) for name, pattern in KO_CUES for m in [pattern.search(question)]
+            if m and not (name == "side_effects" and _after_food(question, m))]
     if not hits:
         if default is None:
             return SectionIntent(None)

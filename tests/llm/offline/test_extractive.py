@@ -258,6 +258,16 @@ def test_a_long_caution_list_keeps_its_head_what_was_asked_numbers_and_its_instr
     assert short in extractive_answer("가정 먹고 구역이 나요", evidence)
 
 
+def test_a_long_caution_list_keeps_no_item_for_a_word_ending_the_question_shares() -> None:
+    """Items are kept for the question's content words: "부작용이 있는 약인가요?" shares only "있는" with
+    "출혈 경향이 있는 사람", which is elided like the other items nobody asked about."""
+    evidence = [Citation(1, "mfds:1:side_effects", "drugs", "이부펜정", "부작용", SIDE_EFFECT_LIST.replace(
+        "크론병", "출혈 경향이 있는 사람"), 0.9, {"section_key": "side_effects"})]
+    body = extractive_answer("이 약은 부작용이 있는 약인가요?", evidence).split("\n\n")[0]
+    assert "출혈 경향이 있는 사람" not in body and " … " in body
+    assert "코피" not in body and "만 2세 미만의 소아" in body   # nothing asked about it; a number is kept
+
+
 def test_the_caution_naming_the_persons_condition_comes_before_other_cautions() -> None:
     def cite(n: int, key: str, section: str, text: str) -> Citation:
         return Citation(n, f"mfds:{n}:{key}", "drugs", f"약{n}", section, text, 1.0 - n / 10, {"section_key": key})

@@ -38,7 +38,7 @@ from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
-from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences
+from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
@@ -143,7 +143,8 @@ def _list_items(sentence: str) -> list[str]:
 
 def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> str:
     """A long caution sentence that lists every side effect or condition, shortened to its first
-    LIST_HEAD items, the items the question or the person names, and its last item (which says what to
+    LIST_HEAD items, the items the question (`query`: the bigrams of its content words, so "있는" of
+    "부작용이 있는 약인가요?" keeps no "출혈 경향이 있는 환자") or the person names, and its last item (which says what to
     do: "… 등이 나타나는 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오"), the rest elided with "…".
     Why: real people asking "코피가 자주 나요" got a 900-character list quoted whole, with the one item that
     concerned them somewhere inside. Nothing is reworded and no number is dropped: an item with a digit
@@ -163,9 +164,10 @@ def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> st
     return out
 
 
-def _pick(citation: Citation, query: set[str], profile: list[str],
-          for_child: bool = False, for_adult: bool = False) -> tuple[list[str], list[str]]:
-    """The sentences to keep from one document, and the profile words they matched."""
+def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bool = False,
+          for_adult: bool = False, named: set[str] | None = None) -> tuple[list[str], list[str]]:
+    """The sentences to keep from one document, and the profile words they matched; `named`: the bigrams
+    of the question's content words, which keep items of a long caution list (`shortened_list`)."""
     candidates = sentences(citation.text)
     if for_child:
         candidates = for_children(candidates)
@@ -183,7 +185,8 @@ def _pick(citation: Citation, query: set[str], profile: list[str],
         best = [(0.0, 0, [])]
     best.sort(key=lambda s: s[1])
     matched = [w for _, _, hits in best for w in hits]
-    picked = [shortened_list(candidates[i], query, profile) if caution else candidates[i] for _, i, _ in best]
+    listed = query if named is None else named
+    picked = [shortened_list(candidates[i], listed, profile) if caution else candidates[i] for _, i, _ in best]
     return picked, list(dict.fromkeys(matched))
 
 
@@ -292,6 +295,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     note = _opening_note(question, post, population, labels_follow=True)
     asked = post.search_query() if long_post else question   # its questions and key facts, not the story
     query = grams(asked)
+    named = grams(" ".join(terms(asked)))   # its content words only: what a caution list's items may match
     # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
     person = post.profile_words() if long_post else ", ".join(
         w for w in (population_profile_words(population), *find_conditions(question)) if w)
@@ -319,7 +323,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             break
         if citation.title in skip:
             continue
-        picked, matched = _pick(citation, query, profile, for_child, for_adult)
+        picked, matched = _pick(citation, query, profile, for_child, for_adult, named)
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
