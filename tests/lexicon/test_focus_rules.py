@@ -23,6 +23,7 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("요즘 속이 자주 쓰려요", "속쓰림"),        # an adverb between: "the data has nothing on this" (2026-11-27)
     ("머리가 너무 아파요", "두통"),
     ("코피가 자주 나요", "비출혈"),           # got 코푸시럽's doses by its 코 (2026-11-27)
+    ("밤에 다리에 쥐가 나요", "근육경련"),      # was refused as off-topic (P 0.08); no label names 근육경련
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
@@ -47,6 +48,11 @@ def test_a_likeness_is_no_symptom() -> None:
     assert "콧물" not in named_symptoms("냉이 노랗고 콧물처럼 나오다가 지금은 치즈같이 나와요")
     assert named_symptoms("감기처럼 열이 나요") == ("발열",)
     assert "콧물" in named_symptoms("기침이랑 콧물 같이 나요")
+
+
+def test_a_rat_is_no_cramp() -> None:
+    assert named_symptoms("집에 쥐가 나왔어요 어떻게 잡죠?") == ()
+    assert named_symptoms("배가 쥐어짜듯 아파요") == ("복통",)
 
 
 def test_a_cockroach_is_no_insect_bite() -> None:
