@@ -68,6 +68,13 @@ def test_decision_names_its_model_and_signals(stage: ScopeStage) -> None:
     assert "finance" in signals["domain_cues"] and "비타민" in signals["medical_terms"]
 
 
+def test_an_informal_ending_counts_only_without_a_medical_term(stage: ScopeStage) -> None:
+    """"요즘 너무 우울한데 어떻게 해야 할까" names 우울: its 반말 ending must not weigh against it."""
+    assert stage.decide("내일 회의 일정 알려줘").signals["informal_request"] is True
+    assert stage.decide("두통약 뭐 먹어야 돼? 알려줘").signals["informal_request"] is False
+    assert stage.decide("두통약 뭐 먹어야 되나요?").signals["informal_request"] is False
+
+
 def test_fitting_is_deterministic_and_reads_the_cache(loaded: LoadedBundle, searcher: Searcher, stage: ScopeStage,
                                                       scope_cache: Path) -> None:
     class Counting:

@@ -11,6 +11,9 @@
                      links them: "키미테", "이지엔6", "탄툼 가글") and symptoms in everyday words of rules/focus_ko.yaml ("신물이 올라와요"), capped at 3
   domain_cues        non-medical domains whose cue words the question contains (`cues.py`)
   service_request    1 when a booking/insurance/hours/paperwork rule matches (`service_rules.py`)
+  informal_request   1 when the message ends as a 반말 request to an assistant or a friend ("알려줘", "있니";
+                     `register.py`) and names no medical term: "요즘 너무 우울한데 어떻게 해야 할까" names 우울,
+                     and the ending alone took it from 0.36 to 0.08 and refused it
 
 Why these and not the words themselves: a bag of words would learn "크림" and "주식" as tokens and
 decide by one of them; these are rates and counts over the whole question, so a single drug word in
@@ -31,11 +34,12 @@ from yaksa.lexicon.scope_vocabulary import clinical_measurements, is_medical_tok
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.cues import domain_cues
+from yaksa.scope.register import informal_request
 from yaksa.scope.service_rules import service_request
 from yaksa.text.tokenizer import Tokenizer
 
 EMBEDDING_FEATURES = ("knn_in", "knn_out", "embed_logit")
-LEXICAL_FEATURES = ("density", "medical_terms", "domain_cues", "service_request")
+LEXICAL_FEATURES = ("density", "medical_terms", "domain_cues", "service_request", "informal_request")
 MAX_TERM_COUNT = 3  # beyond three named terms more names add no evidence
 
 
@@ -46,11 +50,12 @@ class LexicalSignals:
     density: float
     cues: tuple[str, ...]
     service: str | None
+    informal: bool
 
     def row(self) -> list[float]:
         """Values in `LEXICAL_FEATURES` order."""
         return [self.density, float(min(len(self.medical), MAX_TERM_COUNT)), float(len(self.cues)),
-                float(self.service is not None)]
+                float(self.service is not None), float(self.informal)]
 
 
 def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[str],
@@ -62,8 +67,9 @@ def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[s
     rules += [f"drug:{m}" for m in (catalog.link(question).mentions if catalog is not None else ())]
     rules += [f"symptom:{t}" for t in named_symptoms(question)]
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
-    return LexicalSignals(tokens, tuple(sorted(set(medical_tokens))) + tuple(rules), round(density, 6),
-                          domain_cues(question), service_request(question))
+    medical = tuple(sorted(set(medical_tokens))) + tuple(rules)
+    return LexicalSignals(tokens, medical, round(density, 6), domain_cues(question), service_request(question),
+                          informal_request(question) and not medical)
 
 
 @dataclass(frozen=True)

@@ -313,6 +313,7 @@ class ScopeStage:
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service,
+                                      "informal_request": lexical.informal,
                                       "post_words": post_words(lexical.tokens)}
         if self._learned is not None and self._inputs is not None:
             decision = self._decide_learned(question, lexical, signals)

@@ -1,0 +1,29 @@
+"""Informal requests: a message that ends as one asks a voice assistant or a friend in 반말.
+
+Why a register and not more cue words: the non-medical questions that passed the scope stage were
+requests to a home assistant and small talk with no word of another domain in them ("가장 급히 처리해야할
+스케쥴 알 수 있니", "온수 기능이 켜져 있니", "폭염은 언제까지 계속되니"). Listing their objects one by one
+(`cues.py`) chases each new topic. How they end does not change with the topic: of the shared real
+questions (counted 2026-11-27), 75% of 3i4K's assistant requests and 26–31% of Chatbot_data's and
+Question_pair's small talk end this way, against 0 of 1,218 licensing-exam stems, 2 of 4,986 patients'
+posts and 12 of our 594 in-scope questions ("타이레놀 먹어도 돼?" is asked too). So the ending is one
+input of the scope model (`features.LEXICAL_FEATURES`), weighed against the medical words and the
+corpus similarity — it never refuses alone: "두통약 추천해줘" names a medicine.
+
+Usage:
+    informal_request("내일 일정 알려줘")       # True
+    informal_request("두통약 추천해 주세요")    # False
+"""
+
+from __future__ import annotations
+
+import re
+
+# the last word's ending, after trailing punctuation, laughter and crying marks: 알려줘, 있니, 뭐야, 할까
+_ENDING = re.compile(r"(?:니|냐|줘|줄래|봐|래|하자|어때|[뭐거이까]야|얼마야|언제야|[있없했됐]어|[할볼갈줄]까)$")
+_TRAILING = re.compile(r"[\s?!.~ㅠㅜㅋㅎ^;,…]+$")
+
+
+def informal_request(question: str) -> bool:
+    """Whether the message ends as an informal (반말) request or question."""
+    return bool(_ENDING.search(_TRAILING.sub("", question.strip())))
