@@ -63,6 +63,7 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
 def test_a_mental_health_condition_is_named_and_food_poisoning_is_not_one() -> None:
     assert names_mind_condition("게임 중독 치료가 필요할까요?") and names_mind_condition("공황장애 같아요")
     assert names_mind_condition("알코올 중독일까요?") and names_mind_condition("강박증 치료")
+    assert names_mind_condition("요즘 너무 우울한데 어떻게 해야 할까")   # got "see a 병원", no crisis line
     for poisoning in ("식중독인 것 같아요", "연탄가스 중독 같아요", "일산화탄소 중독이면 어떻게 해요", "농약 중독"):
         assert not names_mind_condition(poisoning), poisoning
     assert not names_mind_condition("두통에 먹는 약")
