@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading
-from yaksa.llm.offline.extractive import care_note, cause_note
+from yaksa.llm.offline.extractive import CHILD_POPULATIONS, care_department, care_note, cause_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
@@ -50,7 +50,7 @@ def post_care_reply(post: PostReading, population: Sequence[str] = ()) -> str:
     """A long post about complaints no label treats, naming no medicine and asking about none: no label is
     quoted (its everyday words found a cream's efficacy and a syrup's dosing for stabbing chest pain); its
     questions for a doctor are named when it has any (`care_note`), else where to go."""
-    where = "소아청소년과" if {"child", "infant"} & set(population) else "병원"
+    where = care_department(population)
     first = ("글에 적으신 증상에 쓰는 약을 의약품 허가 정보에서 찾지 못했고, 약에 관해 물으신 것도 없어 "
              "허가 정보를 인용하지 않습니다.")
     rest = care_note(post, labels_follow=False) or (
@@ -62,9 +62,9 @@ def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
     """A short message about a complaint no label treats, naming no medicine, whose search found only other
     medicines' side-effect lists naming its words ("가슴이 답답하고 심장이 벌렁거려요" got naproxen's): said
     plainly, with where to go, and no label quoted."""
-    child = bool({"child", "infant"} & set(population))
+    child = bool(CHILD_POPULATIONS & set(population))
     if _HANGUL.search(text):
-        where = "소아청소년과" if child else "병원"
+        where = care_department(population)
         return ("말씀하신 증상에 쓰는 약은 의약품 허가 정보에서 찾지 못했습니다. 다른 약들의 부작용 목록에 같은 말이 "
                 f"나올 뿐이라 답으로 드리지 않습니다. {where}에서 진료를 받아 원인을 확인하세요. 증상이 심해지거나 "
                 f"오래가면 미루지 마세요. {SAFETY_LINE_KO}")

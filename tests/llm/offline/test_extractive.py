@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.extractive import NO_EVIDENCE_KO, extractive_answer
+from yaksa.llm.offline.extractive import NO_EVIDENCE_KO, care_department, cause_note, extractive_answer
 from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 
@@ -277,3 +277,10 @@ def test_the_caution_naming_the_persons_condition_comes_before_other_cautions() 
                 cite(3, "interactions", "상호작용", "고혈압 약을 복용하는 사람은 의사 또는 약사와 상의하십시오.")]
     paragraphs = extractive_answer("고혈압이 있는데 감기약 먹어도 돼요?", evidence).split("\n\n")
     assert paragraphs[0].endswith("[문서 3]") and "관련된 주의" in paragraphs[0]
+
+
+def test_care_replies_send_a_child_to_a_paediatrician_and_everyone_else_to_a_doctor() -> None:
+    assert care_department(("infant",)) == care_department(("child", "adult")) == "소아청소년과"
+    assert care_department(("adult",)) == care_department(()) == "병원"
+    assert "소아청소년과에서" in cause_note("4살인데 입냄새가 심해요 원인은 무엇일까요?", ("child",))
+    assert "병원에서" in cause_note("두통 원인이 뭐예요?")

@@ -253,6 +253,12 @@ def care_note(post: PostReading, labels_follow: bool = True) -> str:
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
 
+def care_department(population: Sequence[str]) -> str:
+    """Where a care reply sends the person: 소아청소년과 for a child or a baby, else 병원 (one wording for
+    every reply that names no label)."""
+    return "소아청소년과" if CHILD_POPULATIONS & set(population) else "병원"
+
+
 def cause_note(question: str, population: Sequence[str] = (), labels_follow: bool = False) -> str:
     """A short question that asks only what causes a complaint ("두통 원인이 뭐예요?", "4살인데 입냄새가 심해요,
     원인은 무엇일까요?"): an examination answers it, no label does, so that is said first, with where to go
@@ -260,7 +266,7 @@ def cause_note(question: str, population: Sequence[str] = (), labels_follow: boo
     carries the consult line, so the rule verifier takes it as the consult paragraph it is."""
     child = bool(CHILD_POPULATIONS & set(population))
     if is_korean(question):
-        where = "소아청소년과" if child else "병원"
+        where = care_department(population)
         rest = " 아래는 물으신 증상에 쓰는 약의 허가 정보입니다." if labels_follow else ""
         return ("물으신 증상의 원인이나 병명은 진찰을 받아야 알 수 있어 의약품 허가 정보로는 답할 수 없습니다. "
                 f"{where}에서 진료를 받아 보세요. 증상이 심해지거나 오래가면 미루지 마세요. {SAFETY_LINE_KO}{rest}")
