@@ -204,3 +204,17 @@ def test_may_they_take_it_asks_for_the_cautions_for_an_older_or_pregnant_person(
     older = analyse("75세 아버지가 밤에 자꾸 깨시는데 수면유도제 드셔도 되나요?", catalog)
     assert older.mode == "symptom" and "elderly" in older.population and older.intent.name == "precautions"
     assert analyse("밤에 자꾸 깨는데 수면유도제 먹어도 되나요?", catalog).intent.name == "efficacy"
+
+
+def test_one_complaint_is_answered_first_from_a_product_of_one_ingredient(catalog, docs) -> None:
+    """"해열제 먹어야 돼요?" led with 뇌선 (a combination with caffeine): with similarity equal for every
+    product, a one-ingredient product leads; a combination still leads when it names more of the question's
+    symptoms, and 감기 (several symptoms) has no preference."""
+    same = np.tile(_unit_rows(1, 0), (len(docs), 1))
+    for question in ("해열제 먹어야 돼요?", "재채기가 나요", "머리가 아파요"):
+        ranked, _ = _ranked(question, catalog, same, docs)
+        assert catalog.products[ranked[0].metadata["item_seq"]].single_ingredient, question
+    ranked, _ = _ranked("콧물이 나고 목이 아파요", catalog, same, docs)   # 콧물 and 인후통: a cold remedy
+    first = catalog.products[ranked[0].metadata["item_seq"]]
+    assert not first.single_ingredient
+    assert {"콧물", "인후통"} <= {t for t in ("콧물", "인후통") if first.item_seq in catalog.products_naming(t)}

@@ -39,6 +39,10 @@ POPULATION_MISMATCH = 1.0   # dosed only for another age group: a child's answer
 CHILD_DOSE_WORDS = ("소아", "어린이", "개월", "영아", "유아", "세 미만", "세 이하", "세미만", "세이하")
 CHILD_GROUPS = frozenset({"child", "infant"})
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
+ONE_INGREDIENT = 0.1        # symptom mode: a product of one ingredient before a combination (`rank_symptom`)
+# a syndrome of several symptoms, for which combination products are made ("감기약 추천해줘": 바스칼캡슐, "감기의
+# 여러 증상"); for it the one-ingredient preference does not apply
+SEVERAL_SYMPTOMS = frozenset({"감기"})
 MAX_SYMPTOM_PRODUCTS = 20
 MAX_ADULT_ALTERNATIVES = 8  # products of an ingredient looked at for an adult's children's-only drug
 
@@ -173,7 +177,11 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
         candidates = [(with_efficacy[i], 0) for i in top]
         reason = f"no 효능효과 names {', '.join(focus.symptoms)}; nearest efficacy sections instead"
     sims = _similarity(vectors, qvec, [p.rows["efficacy"] for p, _ in candidates])
-    scored = sorted(((float(s) + TERM_MATCH * n + _fit(p, focus, rules), p)
+    # one complaint, one ingredient: "해열제 먹어야 돼요?" led with 뇌선 (four ingredients, caffeine among
+    # them) and sneezing with 판콜에스; a pharmacist offers what treats the complaint and nothing more. A
+    # combination still leads when it names more of the question's symptoms (TERM_MATCH outweighs this).
+    one = ONE_INGREDIENT if focus.symptoms[:1] and focus.symptoms[0] not in SEVERAL_SYMPTOMS else 0.0
+    scored = sorted(((float(s) + TERM_MATCH * n + _fit(p, focus, rules) + one * p.single_ingredient, p)
                      for (p, n), s in zip(candidates, sims)), key=lambda t: -t[0])
     intent = focus.intent
     sections = list(intent.sections) or ["efficacy"]
