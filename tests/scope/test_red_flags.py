@@ -119,6 +119,10 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("가슴 통증이 왼팔까지 퍼지고 숨이 차요", "chest_pain_red"),
     ("가슴이 아프고 손가락이 저려요", "chest_pain_red"),      # numb fingers still spread from the chest
     ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
+    ("왼쪽가슴위쪽이쿡쿡쑤시는듯아프고 숨쉬기가힘듭니다", "chest_pain_red"),      # 힘듭니다 (a real post's words)
+    ("가슴이 아프고 숨마저 쉬기 벅찰 때도 있어요", "chest_pain_red"),
+    # the 아닌 is the running's: a sentence ending (요, 다) closes the breathlessness's clause
+    ("갑자기 가슴이 답답하고 숨이차요 뛰거나 운동을 한것도 아닌데 왜 그럴까요", "chest_pain_red"),
     ("심방세동이 있는데 가만히 있어도 가슴이 아파요", "chest_pain_heart_rest"),
     ("협심증 약을 먹고 있는데 요즘 가슴이 자주 아파요", "chest_pain_heart_history"),
     ("심장이 너무 빨리 뛰고 숨이 차고 어지러워요", "palpitations_red"),
@@ -149,6 +153,7 @@ def test_each_rule_is_recognised(text: str, rule: str) -> None:
     "열은 안 나는데 목이 아파요",
     "가슴이 아픈데 숨차지는 않아요",                   # negated breathlessness
     "가슴이 아픈데 숨차거나 식은땀은 없어요",
+    "가슴이 아파요 숨은 안 차요",
     "피는 안 나는데 잇몸이 부었어요",                   # negated bleeding
     "혈변은 없고 배만 아파요",
     "no fever, just a runny nose",
