@@ -121,6 +121,11 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
     ("왼쪽가슴위쪽이쿡쿡쑤시는듯아프고 숨쉬기가힘듭니다", "chest_pain_red"),      # 힘듭니다 (a real post's words)
     ("가슴이 아프고 숨마저 쉬기 벅찰 때도 있어요", "chest_pain_red"),
+    ("왼쪽 가슴이 욱씬거리고 숨이 차요", "chest_pain_red"),                   # 욱씬, as many write 욱신
+    ("가슴이 답답하면서 숨이 깊이 쉬어지지 않아 고통스러워요", "chest_pain_red"),  # its 않 is the complaint's
+    ("가슴이 꼬옥 눌리는 것 같고 숨을 쉬어도 답답해요", "chest_pain_red"),
+    ("흉통과 숨쉬는불편한감까지 있어요", "chest_pain_red"),
+    ("열이 39도까지 올랐는데 심박수가 몇시간동안 145 아래로 안 떨어져요", "sepsis_signs"),
     # the 아닌 is the running's: a sentence ending (요, 다) closes the breathlessness's clause
     ("갑자기 가슴이 답답하고 숨이차요 뛰거나 운동을 한것도 아닌데 왜 그럴까요", "chest_pain_red"),
     ("심방세동이 있는데 가만히 있어도 가슴이 아파요", "chest_pain_heart_rest"),
