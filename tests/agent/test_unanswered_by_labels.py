@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from yaksa.agent.nodes.retrieve import side_effects_only, unanswered_by_labels, unlabelled_post
+from yaksa.agent.nodes.retrieve import (
+    side_effects_only,
+    unanswered_by_labels,
+    unlabelled_post,
+    unrelated_labels,
+)
 from yaksa.extraction.post_reader import read_post
 from yaksa.lexicon.focus import Focus
 from yaksa.lexicon.linking import Linking
@@ -86,6 +91,38 @@ def test_a_complaint_no_label_treats_is_not_answered_from_side_effect_lists() ->
     assert not side_effects_only(question, _focus(mentions=("나프록센",)), None, [SIDE_EFFECTS])   # a drug named
     assert not side_effects_only("약 먹고 가슴이 두근거려요", _focus(), None, [SIDE_EFFECTS])   # about a medicine
     assert not side_effects_only(question, _focus(), None, [])
+
+
+def test_a_short_question_no_found_label_shares_a_word_with_is_not_answered_from_them() -> None:
+    """"고막체온만 높을 수 있나요?" got an eye ointment's dosing and a tonic's storage (full bundle, 2026-11-27)."""
+    question = "고막체온만 높을 수 있나요?"
+    assert unrelated_labels(question, _focus(), None, [ANTACID, SUPPOSITORY])
+    assert not unrelated_labels("좌약 넣는 방법이 궁금해요", _focus(), None, [ANTACID, SUPPOSITORY])  # 좌약 shared
+    assert not unrelated_labels(question, _focus("symptom"), None, [ANTACID])           # a symptom labels treat
+    assert not unrelated_labels(question, _focus(mentions=("타이레놀",)), None, [ANTACID])  # a drug named
+    assert not unrelated_labels("이 약 먹고 고막체온이 높아요", _focus(), None, [ANTACID])   # about a medicine
+    assert not unrelated_labels(question, _focus(), None, [])
+
+
+def test_the_unrelated_labels_answer_says_the_data_has_nothing(make_runner, monkeypatch) -> None:
+    """End to end, with the search narrowed to drug-label sections that share no word with the question
+    (what the full bundle found); the answer quotes none of them."""
+    from yaksa.scope.nothing_near import shares_a_word
+
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    search = runner.deps.searcher.search
+    question = "고막체온만 높을 수 있나요?"
+
+    def unrelated_found(*args, **kwargs):
+        result = search(*args, **kwargs)
+        hits = [h for h in result.hits if h.collection == "drugs" and not shares_a_word(question, [f"{h.title} {h.text}"])]
+        assert hits, "the tiny bundle has label sections sharing no word with the question"
+        return replace(result, hits=hits)
+
+    monkeypatch.setattr(runner.deps.searcher, "search", unrelated_found)
+    result = runner.run(question, "ear", variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "unrelated_labels" and not result.citations
+    assert "[문서" not in result.answer and "찾지 못해" in result.answer
 
 
 def test_the_side_effect_only_answer_is_a_care_reply(make_runner, monkeypatch) -> None:

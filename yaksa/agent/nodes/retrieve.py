@@ -71,16 +71,28 @@ def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: 
     return not shares_a_word(question, (f"{c.title} {c.text}" for c in citations))
 
 
-def side_effects_only(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
-    """A short Korean message about a complaint no label treats (its focus is general: no drug, symptom
-    or drug class), naming no medicine, whose search found nothing but side-effect sections that share
-    its words ("가슴이 답답하고 심장이 벌렁거려요" got naproxen's side-effect lists): quoting them would
-    read as an answer to what was asked."""
+def _short_general_question(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+    """A short Korean message whose focus is general (no drug, symptom or drug class), naming no medicine
+    and not asking about one, for which the search found something: what the two checks below share."""
     if focus is None or focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
         return False
-    if (post is not None and post.long) or not citations or question_kind(question) == "medicine":
-        return False
-    return all(c.metadata.get("section_key") == "side_effects" for c in citations)
+    return not (post is not None and post.long) and bool(citations) and question_kind(question) != "medicine"
+
+
+def side_effects_only(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+    """A short general question (`_short_general_question`) about a complaint no label treats, whose search
+    found nothing but side-effect sections that share its words ("가슴이 답답하고 심장이 벌렁거려요" got
+    naproxen's side-effect lists): quoting them would read as an answer to what was asked."""
+    return (_short_general_question(question, focus, post, citations)
+            and all(c.metadata.get("section_key") == "side_effects" for c in citations))
+
+
+def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+    """A short general question (`_short_general_question`) none of whose found sections shares a content
+    word with it ("고막체온만 높을 수 있나요?" got an eye ointment's dosing and a tonic's storage; "체온계 어떤 게
+    정확해요?" naproxen's side effects): the labels do not answer it, and saying so is the answer."""
+    return (_short_general_question(question, focus, post, citations)
+            and not shares_a_word(question, (f"{c.title} {c.text}" for c in citations)))
 
 
 def unlabelled_post(focus: Any, post: Any) -> bool:
@@ -271,5 +283,9 @@ def retrieve(deps: AgentDeps):
                 turn.notes["post_answer"] = "symptom_care"
                 update.update(no_evidence=True, answer=symptom_care_reply(state["question"], focus.population),
                               citations=[], verified=False)
+            elif unrelated_labels(state["question"], focus, state.get("post"), citations):
+                turn.notes["post_answer"] = "unrelated_labels"
+                update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
+                              verified=False)
         return update
     return run
