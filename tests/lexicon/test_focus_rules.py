@@ -24,6 +24,9 @@ from yaksa.lexicon.focus import find_symptoms, named_symptoms
     ("머리가 너무 아파요", "두통"),
     ("코피가 자주 나요", "비출혈"),           # got 코푸시럽's doses by its 코 (2026-11-27)
     ("밤에 다리에 쥐가 나요", "근육경련"),      # was refused as off-topic (P 0.08); no label names 근육경련
+    ("어지럽고 메스꺼워요", "구역"),            # 메스꺼워요 found nothing (2026-11-27)
+    ("목이 따끔거리고 침 삼키기 힘들어", "인후통"),  # got a piroxicam patch's dosing
+    ("요즘 잠을 잘 못 자요", "불면"),            # found nothing
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
@@ -48,6 +51,11 @@ def test_a_likeness_is_no_symptom() -> None:
     assert "콧물" not in named_symptoms("냉이 노랗고 콧물처럼 나오다가 지금은 치즈같이 나와요")
     assert named_symptoms("감기처럼 열이 나요") == ("발열",)
     assert "콧물" in named_symptoms("기침이랑 콧물 같이 나요")
+
+
+def test_sleeping_in_a_bad_position_is_no_insomnia() -> None:
+    assert "불면" not in named_symptoms("잠을 잘못 자서 목이 결려요")
+    assert "불면" not in named_symptoms("어제 잠을 잘못 잤더니 어깨가 아파요")
 
 
 def test_a_rat_is_no_cramp() -> None:
