@@ -64,13 +64,13 @@ _ADDICTION = re.compile(r"(게임|알코올|알콜|술|도박|인터넷|스마�
 
 # low mood: 우울 was a word of the base vocabulary before MIND_WORDS existed, so it is not in that list (which
 # feeds the analyser's user dictionary); "요즘 너무 우울한데 어떻게 해야 할까" got "see a 병원" and no crisis line
-_LOW_MOOD = re.compile(r"우울")
+LOW_MOOD = "우울"
 
 
 def names_mind_condition(text: str) -> bool:
     """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증"), low mood ("우울해요")
     or an addiction ("게임 중독"): what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`)."""
-    return (bool(_ADDICTION.search(text)) or bool(_LOW_MOOD.search(text))
+    return (bool(_ADDICTION.search(text)) or LOW_MOOD in text
             or any(word in text for word in MIND_WORDS if word != "중독"))
 
 

@@ -68,7 +68,7 @@ def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: 
         return False
     if not may_be_nothing_near(question, scope.signals):
         return False
-    return not shares_a_word(question, (f"{c.title} {c.text}" for c in citations))
+    return not _shares_a_word_with(question, citations)
 
 
 def _short_general_question(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
@@ -92,7 +92,12 @@ def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citat
     word with it ("고막체온만 높을 수 있나요?" got an eye ointment's dosing and a tonic's storage; "체온계 어떤 게
     정확해요?" naproxen's side effects): the labels do not answer it, and saying so is the answer."""
     return (_short_general_question(question, focus, post, citations)
-            and not shares_a_word(question, (f"{c.title} {c.text}" for c in citations)))
+            and not _shares_a_word_with(question, citations))
+
+
+def _shares_a_word_with(question: str, citations: list[Citation]) -> bool:
+    """Whether a content word of the question occurs in any cited section's title or text."""
+    return shares_a_word(question, (f"{c.title} {c.text}" for c in citations))
 
 
 def unlabelled_post(focus: Any, post: Any) -> bool:
