@@ -154,6 +154,11 @@ def test_questions_only_a_doctor_can_answer() -> None:
     ("약국을 가니 피부과에 가라던데 어떤 증상일까요?", "care"),   # where they went, not a medicine
     ("약사님 이거 무슨 병일까요?", "care"),
     ("약국에서 파는 연고 발라도 될까요?", "medicine"),
+    ("만약 병원을 간다면 어느 과로 가야 하나요?", "care"),   # 만약 is "if"
+    ("약먹어도 효과가 없으면 대학병원가서 심장검사 받아보라는데 그래야 되는건지", "care"),
+    ("약을 먹어도 안 나으면 병원 가야 하나요?", "care"),
+    ("약을 먹어도 안 나으면 다른 약을 먹어도 되나요?", "medicine"),   # the second medicine is asked about
+    ("병원 가기 전에 약 먹어도 되나요?", "medicine"),
 ])
 def test_question_kinds(sentence: str, kind: str) -> None:
     assert question_kind(sentence) == kind

@@ -56,10 +56,16 @@ _QUESTION = re.compile(
 _CLOSING = re.compile(r"^(?:(?:자세한\s*|빠른\s*|좋은\s*)?답변\s*(?:좀\s*)?(?:부탁|주시면|해\s*주시면|바랍|기다)|감사|미리\s*감사)")
 # what a drug label can answer: taking, dosing, applying a medicine, its effects and cautions
 # (약국, 약사: where they went or whom they asked, not a medicine: "약국을 가니 … 어떤 증상일까요?")
+# (만약 is "if": "만약 내원이 필요하다면, 어느 진료분야의 병원을 가야하는지")
 _MEDICINE = re.compile(
-    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼|국|사)|[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
+    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼|국|사)|(?!만약)[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
     r"|먹는|먹여야|먹어야|먹을|먹일|드려도|바르|발라|뿌리|뿌려|붙이|붙여|연고|크림|시럽|용량|용법|몇\s*(?:알|정|번|회|ml|미리)"
     r"|부작용|처방|해열제|진통제|영양제|소화제|감기약|성분|투여|효과가\s*있|같이\s*(?:먹|복용)|함께\s*(?:먹|복용)"
+)
+# a medicine as the condition for something else: "약먹어도 효과가 없으면", "먹여도 안 나으면"
+_IF_MEDICINE_FAILS = re.compile(
+    r"(?:약|복용|먹어도|먹여도|먹고도)[^.?!,]{0,14}?(?:효과가?\s*없(?:으면|다면|을\s*경우)|안\s*들으면|듣지\s*않으면"
+    r"|안\s*나으면|낫지\s*않으면|안\s*좋아지면|좋아지지\s*않으면|차도가?\s*없으면|호전(?:이|되지)?\s*(?:없으면|않으면|안\s*되면))"
 )
 # what needs a doctor, not a label: the cause, a diagnosis, which department, tests, is it serious
 _CARE = re.compile(
@@ -339,8 +345,12 @@ def asks_only_the_cause(question: str, linker: Linker | None = None) -> bool:
 
 
 def question_kind(sentence: str, linker: Linker | None = None) -> str:
-    """medicine | care | other (see `Question`); a drug the sentence names makes it a medicine question."""
-    if _MEDICINE.search(sentence) or (linker is not None and linker(sentence).mentions):
+    """medicine | care | other (see `Question`); a drug the sentence names makes it a medicine question.
+    A medicine only as the condition for care ("약먹어도 효과가 없으면 대학병원가서 심장검사 받아보라는데
+    그래야 되는건지") asks about the care, not the medicine."""
+    if linker is not None and linker(sentence).mentions:
+        return "medicine"
+    if _MEDICINE.search(_IF_MEDICINE_FAILS.sub(" ", sentence)):
         return "medicine"
     return "care" if _CARE.search(sentence) else "other"
 
