@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.focus import find_symptoms, named_symptoms
+from yaksa.lexicon.focus import find_symptoms, load_focus_rules, named_symptoms
 
 
 @pytest.mark.parametrize(("question", "term"), [
@@ -94,3 +94,12 @@ def test_a_parents_ae_is_a_child_but_not_inside_other_words() -> None:
 
 def test_a_fever_that_was_is_a_fever() -> None:
     assert "발열" in named_symptoms("어제 밤에 열이 났어요") and "발열" in named_symptoms("열난 지 이틀째예요")
+
+
+def test_terms_a_label_writes_for_one_complaint_are_one_complaint() -> None:
+    """Labels write "월경통(생리통)"; counted as two symptoms, it put 뇌선 first for "생리통 약"."""
+    rules = load_focus_rules()
+    assert rules.complaints(("생리통", "월경통", "복통")) == (("생리통", "월경통"), ("복통",))
+    assert rules.complaints(("인두염", "인후통")) == (("인두염", "인후통"),)   # the same phrasings
+    assert rules.complaints(("삠", "염좌", "두통")) == (("삠", "염좌"), ("두통",))
+    assert rules.complaints(("콧물", "인후통")) == (("콧물",), ("인후통",))

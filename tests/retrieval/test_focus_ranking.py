@@ -218,3 +218,12 @@ def test_one_complaint_is_answered_first_from_a_product_of_one_ingredient(catalo
     first = catalog.products[ranked[0].metadata["item_seq"]]
     assert not first.single_ingredient
     assert {"콧물", "인후통"} <= {t for t in ("콧물", "인후통") if first.item_seq in catalog.products_naming(t)}
+
+
+def test_a_label_naming_one_complaint_twice_does_not_lead_for_it(catalog, docs) -> None:
+    """"생리통 약" names 생리통, which is also 월경통's phrasing; a label's "월경통(생리통)" once counted twice
+    and a four-ingredient powder (뇌선) led. With similarity equal, a one-ingredient product leads."""
+    same = np.tile(_unit_rows(1, 0), (len(docs), 1))
+    ranked, focus = _ranked("생리통 약 추천해 주세요", catalog, same, docs)
+    assert {"생리통", "월경통"} <= set(focus.symptoms)
+    assert catalog.products[ranked[0].metadata["item_seq"]].single_ingredient

@@ -20,6 +20,7 @@ Usage:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -48,6 +49,24 @@ class FocusRules:
     population_usage: dict[str, tuple[str, ...]]
     routes: dict[str, tuple[str, ...]]
     population_products: dict[str, tuple[str, ...]]  # word in a product name -> populations it suits
+
+    def same_complaint(self, a: str, b: str) -> bool:
+        """Whether two efficacy terms name one complaint: one is the other's everyday phrasing (월경통:
+        [생리통 …]) or both have the same phrasings (인후통 and 인두염, 염좌 and 삠). Why: labels write
+        "월경통(생리통)", and counting it as two of the question's symptoms put 뇌선 first for "생리통 약"."""
+        pa, pb = self.symptoms.get(a, ()), self.symptoms.get(b, ())
+        return a == b or a in pb or b in pa or (bool(pa) and pa == pb)
+
+    def complaints(self, terms: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+        """`terms` grouped into complaints (`same_complaint`), in order of each group's first term."""
+        groups: list[list[str]] = []
+        for t in terms:
+            group = next((g for g in groups if any(self.same_complaint(t, o) for o in g)), None)
+            if group is None:
+                groups.append([t])
+            else:
+                group.append(t)
+        return tuple(tuple(g) for g in groups)
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, tuple[str, ...]]:

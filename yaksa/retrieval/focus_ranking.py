@@ -165,9 +165,11 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
     """Products whose 효능효과 names the symptom, one entry per product (module doc)."""
     rules = load_focus_rules()
     with_efficacy = catalog.with_efficacy
-    # the first-named symptom counts fully, later ones half ("속이 쓰려서 잠을 못 자요": 속쓰림 leads)
-    weights = [1.0 if i == 0 else 0.5 for i in range(len(focus.symptoms))]
-    naming = [catalog.products_naming(t) for t in focus.symptoms]
+    # the first-named complaint counts fully, later ones half ("속이 쓰려서 잠을 못 자요": 속쓰림 leads); a
+    # complaint's terms count once (a label's "월경통(생리통)" is one complaint, `FocusRules.complaints`)
+    complaints = rules.complaints(focus.symptoms)
+    weights = [1.0 if i == 0 else 0.5 for i in range(len(complaints))]
+    naming = [frozenset().union(*(catalog.products_naming(t) for t in c)) for c in complaints]
     candidates = [(catalog.products[s], sum(w for seqs, w in zip(naming, weights) if s in seqs))
                   for s in catalog.in_catalog_order(frozenset().union(*naming))]
     reason = None
