@@ -103,3 +103,10 @@ def test_terms_a_label_writes_for_one_complaint_are_one_complaint() -> None:
     assert rules.complaints(("인두염", "인후통")) == (("인두염", "인후통"),)   # the same phrasings
     assert rules.complaints(("삠", "염좌", "두통")) == (("삠", "염좌"), ("두통",))
     assert rules.complaints(("콧물", "인후통")) == (("콧물",), ("인후통",))
+
+
+def test_dizziness_is_no_anaemia() -> None:
+    """"어지러워요 무슨 약" read as 빈혈 and got folic acid; dizziness has many causes and no label treats it."""
+    assert named_symptoms("어지러워요 무슨 약 먹어요?") == ("어지럼증",)
+    assert named_symptoms("빈혈 때문에 어지러워요")[0] == "빈혈"
+    assert named_symptoms("차만 타면 어지러워요")[0] == "멀미"
