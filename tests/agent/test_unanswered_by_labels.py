@@ -173,3 +173,17 @@ def test_the_unlabelled_post_gets_a_care_reply(make_runner, monkeypatch) -> None
     result = runner.run(CHEST_POST, "chest", variant="self_refine_heuristic")
     assert result.trace["post_answer"] == "post_care" and not result.citations
     assert "병원에서 진료" in result.answer and "[문서" not in result.answer
+
+
+def test_when_a_childs_fever_needs_a_doctor_is_answered_from_the_red_flag_table(make_runner) -> None:
+    """"아기 열이 몇 도부터 병원 가야 해요?" got "the data has nothing on this"; the table's NICE NG143
+    rules answer it. A medicine asked about keeps its label answer; one only tried does not."""
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    result = runner.run("아기 열이 몇 도부터 병원 가야 해요?", "fever", variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "fever_care" and not result.citations
+    assert "생후 3개월 미만" in result.answer and "NICE NG143" in result.answer
+    assert not result.trace.get("retrieval")   # decided before any search
+    tried = runner.run("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?", "fever2", variant="self_refine_heuristic")
+    assert tried.trace.get("post_answer") == "fever_care"
+    dose = runner.run("타이레놀 몇 알 먹이고 언제 병원 가요?", "fever3", variant="self_refine_heuristic")
+    assert dose.trace.get("post_answer") != "fever_care"

@@ -73,6 +73,22 @@ def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
             f"to find the cause. {SAFETY_LINE_EN}")
 
 
+_GUIDELINE = re.compile(r"NICE (?:NG|CG)\d+|NICE CKS")
+
+
+def fever_care_reply(text: str, flags: Sequence[RedFlag]) -> str:
+    """A question about when a fever needs a doctor ("아기 열이 몇 도부터 병원 가야 해요?",
+    `yaksa.scope.when_to_go.rules_asked`): the advice of the red-flag rules that answer it, one per line, and
+    the guidelines they come from; no drug label, since none says when to see a doctor."""
+    sources = ", ".join(dict.fromkeys(m.group(0) for f in flags for m in _GUIDELINE.finditer(f.source)))
+    lines = "\n".join(f"- {f.advice(text)}" for f in flags)
+    if _HANGUL.search(text) or not text.isascii():
+        return (f"열이 날 때 진료가 필요한 경우입니다(의약품 허가 정보가 아니라 진료 지침 {sources}에 따른 기준입니다).\n"
+                f"{lines}\n이 밖에도 걱정되는 모습이 있으면 미루지 말고 진료를 받으세요. {SAFETY_LINE_KO}")
+    return (f"When a fever needs a doctor (from clinical guidelines, {sources}, not from medicine labels):\n"
+            f"{lines}\nIf anything else worries you, do not wait to be seen. {SAFETY_LINE_EN}")
+
+
 def mind_care_reply(text: str) -> str:
     """A question about a mental-health condition that names no medicine ("게임 중독 치료가 필요할까요?"):
     no drug label answers it, so it is said plainly, with where to go and the crisis line."""

@@ -286,7 +286,7 @@ class RedFlagTable:
     def check(self, text: str) -> RedFlag | None:
         """The first emergency rule (in table order) the message meets, else the first `today` rule, else
         the first `soon` rule, or None. A rule no more urgent than the one found is not tried."""
-        msg = _Message(self, text)
+        msg = ReadMessage(self, text)
         if not msg.text:
             return None
         found: RedFlag | None = None
@@ -300,7 +300,7 @@ class RedFlagTable:
 
     def check_all(self, text: str) -> list[RedFlag]:
         """Every rule the message meets (for evaluation and review)."""
-        msg = _Message(self, text)
+        msg = ReadMessage(self, text)
         return [rule.flag for rule in self.rules if msg.text and msg.meets(rule)]
 
 
@@ -371,6 +371,12 @@ def load_table() -> RedFlagTable:
     """The packaged table, parsed and compiled once per process."""
     path = resources.files("yaksa.scope").joinpath("data", TABLE_FILE)
     return RedFlagTable.parse(path.read_text(encoding="utf-8"))
+
+
+def read_message(text: str) -> ReadMessage:
+    """The message as the rules read it (its terms, negation-aware; ages; temperatures), for other
+    questions asked of the table (`yaksa.scope.when_to_go`)."""
+    return ReadMessage(load_table(), text)
 
 
 def red_flag(text: str) -> RedFlag | None:
@@ -550,7 +556,7 @@ def _durations(text: str) -> list[tuple[int, int]]:
 # --- one message -----------------------------------------------------------------------------------
 
 @dataclass
-class _Message:
+class ReadMessage:
     """A message as the rules read it (NFC, lower-cased), with what several rules share, computed once."""
 
     table: RedFlagTable

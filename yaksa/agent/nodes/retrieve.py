@@ -15,7 +15,9 @@ mental-health condition that names no drug or symptom the labels treat ("게임 
 `names_mind_condition`) is sent to 정신건강의학과 with the crisis line instead of being answered from
 whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
 of a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?", `asks_only_the_cause`) is sent to a doctor
-(소아청소년과 for a child). Both are decided before any search.
+(소아청소년과 for a child); one asking when a fever needs a doctor ("아기 열이 몇 도부터 병원 가야 해요?",
+`rules_asked`) gets the red-flag table's fever rules for the person asked about. All are decided before any
+search.
 
 A red flag whose advice is "go now, do not treat at home first" (`withhold_doses`: a feverish newborn,
 someone who took too many pills) is answered from the labels' cautions only (who must not take it:
@@ -39,6 +41,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import (
     care_reply,
     cause_care_reply,
+    fever_care_reply,
     mind_care_reply,
     post_care_reply,
     symptom_care_reply,
@@ -54,6 +57,7 @@ from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
+from yaksa.scope.when_to_go import rules_asked
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
 
@@ -142,10 +146,17 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
 
 
 def _short_care(state: dict) -> tuple[str, Any] | None:
-    """A short question naming no drug or symptom the labels treat (its focus, from the turn analysis, is
-    general) that no label answers: a mental-health condition or an addiction (`names_mind_condition`),
-    or only the cause of a complaint (`asks_only_the_cause`). The trace's name and the reply; None else."""
+    """A short question that no label answers: when a fever needs a doctor, asking about no medicine
+    (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
+    focus, from the turn analysis, is general), a mental-health condition or an addiction
+    (`names_mind_condition`), or only the cause of a complaint (`asks_only_the_cause`). The trace's name
+    and the reply; None else."""
     focus, question = state["analysis"].focus, state["question"]
+    # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
+    # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
+    asks_a_medicine = focus is not None and focus.linking.mentions and question_kind(question) == "medicine"
+    if focus is not None and not asks_a_medicine and (fever_rules := rules_asked(question)):
+        return "fever_care", lambda text: fever_care_reply(text, fever_rules)
     if focus is None or focus.mode != "general":
         return None
     if names_mind_condition(question):

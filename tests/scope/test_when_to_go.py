@@ -1,0 +1,41 @@
+"""When a fever needs a doctor, asked in general: answered from the red-flag table's fever rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.scope.when_to_go import CHILD_FEVER_RULES, rules_asked
+
+
+def _ids(text: str) -> list[str] | None:
+    found = rules_asked(text)
+    return None if found is None else [f.rule_id for f in found]
+
+
+def test_a_parents_question_gets_every_child_fever_rule_in_order() -> None:
+    assert _ids("아기 열이 몇 도부터 병원 가야 해요?") == list(CHILD_FEVER_RULES)
+    assert _ids("When should I take my baby to the doctor for a fever?") == list(CHILD_FEVER_RULES)
+
+
+def test_a_stated_age_keeps_only_the_rules_that_fit_it() -> None:
+    eight_months = _ids("8개월 아기 열 몇도부터 병원 가요?")
+    assert eight_months is not None
+    assert "fever_under_3_months" not in eight_months and "fever_3_to_6_months" not in eight_months
+    assert "child_fever_5_days" in eight_months
+    assert _ids("생후 4개월 아기 열이 몇 도면 응급실 가야 하나요?")[:1] == ["fever_3_to_6_months"]
+
+
+def test_an_adult_gets_the_adult_rules_and_pregnancy_its_own_first() -> None:
+    adult = _ids("열이 몇도면 병원 가야 하나요")
+    assert adult is not None and "sepsis_signs" in adult and not set(adult) & set(CHILD_FEVER_RULES)
+    assert _ids("임신 중인데 열이 나면 병원 가야 하나요?")[0] == "pregnancy_fever"
+
+
+@pytest.mark.parametrize("text", [
+    "아이 열은 없는데 콧물이 나요 병원 가야 하나요?",   # no fever
+    "열이 나요",                                         # no "when"
+    "타이레놀 몇 알 먹어요?",
+    "열심히 운동하면 언제 병원 안 가도 돼요?",          # 열심히 is no fever
+])
+def test_what_is_not_asked(text: str) -> None:
+    assert rules_asked(text) is None
