@@ -32,3 +32,15 @@ def test_no_notice_over_an_answer_that_cites_none_of_the_brands_ingredient() -> 
     cited = [_label("페니라민정(클로르페니라민말레산염)", "성인 1회 1정 1일 3회 복용합니다.")]
     assert notice(_focus(TAMIFLU), cited) == ""
     assert with_notice("답 [문서 1]", _focus(TAMIFLU), cited) == "답 [문서 1]"
+
+
+def test_a_combination_answered_from_one_of_its_ingredients_says_which() -> None:
+    """"펜잘 하루에 몇 번" was told it was answered from "the same ingredients (아세트아미노펜, 에텐자미드,
+    카페인)" above an acetaminophen-only tablet's dose."""
+    penzal = BrandLink("펜잘", ("아세트아미노펜", "에텐자미드", "카페인"), in_data=False)
+    cited = [_label("세리콘정(아세트아미노펜)", "성인은 1회 300~1,000 mg을 1일 3~4회 복용합니다.")]
+    lead = notice(_focus(penzal), cited)
+    assert lead.startswith("펜잘은 자료에 없어, 그 성분(아세트아미노펜, 에텐자미드, 카페인) 가운데 아세트아미노펜이 든 제품")
+    assert "펜잘의 용법·용량은 이와 다를 수 있으니 약사에게 확인하세요" in lead
+    both = [_label("뇌선(아세트아미노펜, 에텐자미드, 카페인)", "성인은 1회 1포씩 복용합니다.")]
+    assert "같은 성분(아세트아미노펜, 에텐자미드, 카페인) 제품" in notice(_focus(penzal), both)

@@ -36,17 +36,41 @@ def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | Non
     return any(mentions(i, f"{c.title} {c.text}") for c in citations for i in ingredients)
 
 
+def _subject(word: str) -> str:
+    """`word` with the subject particle 이/가 its last syllable takes."""
+    last = word[-1] if word else ""
+    if "\uac00" <= last <= "\ud7a3":
+        return word + ("이" if (ord(last) - 0xAC00) % 28 else "가")
+    return word + "이(가)"
+
+
+def _brand_notice(brand: str, ingredients: tuple[str, ...], citations: list[Citation] | None) -> str:
+    """One brand's sentence. A combination none of whose cited labels names all its ingredients is answered
+    from products of some of them, and says so: "펜잘 하루에 몇 번" was told "answered from products of the
+    same ingredients (아세트아미노펜, 에텐자미드, 카페인)" above an acetaminophen-only tablet's dose, which is not
+    펜잘's."""
+    whole = f"{_topic(brand)} 자료에 없어 같은 성분({', '.join(ingredients)}) 제품의 허가 정보로 답합니다."
+    if len(ingredients) < 2 or citations is None:
+        return whole
+    texts = [f"{c.title} {c.text}" for c in citations]
+    if any(all(mentions(i, t) for i in ingredients) for t in texts):
+        return whole
+    cited = [i for i in ingredients if any(mentions(i, t) for t in texts)]
+    return (f"{_topic(brand)} 자료에 없어, 그 성분({', '.join(ingredients)}) 가운데 {_subject(', '.join(cited))} 든 "
+            f"제품의 허가 정보로 답합니다. 복합제인 {brand}의 용법·용량은 이와 다를 수 있으니 약사에게 확인하세요.")
+
+
 def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
     """The first sentence for brands answered from their ingredient's products; "" when none. With the
     answer's `citations`, only for a brand whose ingredient a cited label names: a long post naming
     타미플루 among five medicines was told "타미플루 is answered from oseltamivir products" above an
-    answer that cited 페니라민정 only."""
+    answer that cited 페니라민정 only; and a combination answered from products of some of its
+    ingredients says which (`_brand_notice`)."""
     if focus is None or not focus.item_seqs:
         return ""
     missing = list({b.brand: b for b in focus.linking.brands   # once per brand, however often named
                     if not b.in_data and _answered_from(b.ingredients, citations)}.values())
-    return " ".join(f"{_topic(b.brand)} 자료에 없어 같은 성분({', '.join(b.ingredients)}) 제품의 허가 정보로 답합니다."
-                    for b in missing)
+    return " ".join(_brand_notice(b.brand, b.ingredients, citations) for b in missing)
 
 
 def no_evidence(focus: Focus) -> str:
