@@ -132,3 +132,18 @@ def test_scope_params_change_the_model(loaded: LoadedBundle, searcher: Searcher,
 def test_empty_question_is_an_error(stage: ScopeStage) -> None:
     with pytest.raises(ValueError, match="empty"):
         stage.decide("  ")
+
+
+def test_a_medicine_named_by_its_product_or_brand_name_passes(stage: ScopeStage) -> None:
+    """"타미플루 어떻게 먹어요?" (P 0.14 on the full bundle) and "스멕타 어떻게 먹어요?" were refused."""
+    from yaksa.scope.decision import ScopeDecision
+    from yaksa.scope.stage import names_a_medicine
+
+    refused = ScopeDecision(False, "scope_model:whole", {"named_medicines": ["타미플루"], "domain_cues": [],
+                                                         "service_request": None}, "m")
+    assert names_a_medicine(refused)
+    assert not names_a_medicine(replace(refused, signals={**refused.signals, "domain_cues": ["finance"]}))
+    assert not names_a_medicine(replace(refused, signals={**refused.signals, "named_medicines": []}))
+    assert stage.decide("타미플루 어떻게 먹어요?").signals["named_medicines"] == ["타미플루"]   # a brand rule
+    assert stage.decide("카페인 많은 음료 추천해줘").signals["named_medicines"] == []        # an ingredient only
+    assert stage.decide("타미플루 어떻게 먹어요?").in_scope

@@ -51,6 +51,9 @@ class LexicalSignals:
     cues: tuple[str, ...]
     service: str | None
     informal: bool
+    # medicines named by a product's or a brand's name (not by an ingredient, whose names are everyday words
+    # too: 요소, 카페인): the words of the question that named them
+    medicines: tuple[str, ...] = ()
 
     def row(self) -> list[float]:
         """Values in `LEXICAL_FEATURES` order."""
@@ -64,12 +67,15 @@ def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[s
     medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary)]
     rules = [f"rule:{family}" for family in sorted(expand_query(question).sources)]
     rules += [f"measure:{kind}" for kind in clinical_measurements(question)]
-    rules += [f"drug:{m}" for m in (catalog.link(question).mentions if catalog is not None else ())]
+    link = catalog.link(question) if catalog is not None else None
+    rules += [f"drug:{m}" for m in (link.mentions if link is not None else ())]
     rules += [f"symptom:{t}" for t in named_symptoms(question)]
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
     medical = tuple(sorted(set(medical_tokens))) + tuple(rules)
+    medicines = () if link is None else tuple(dict.fromkeys(
+        [p.mention for p in link.products if p.via != "ingredient"] + [b.brand for b in link.brands]))
     return LexicalSignals(tokens, medical, round(density, 6), domain_cues(question), service_request(question),
-                          informal_request(question) and not medical)
+                          informal_request(question) and not medical, medicines)
 
 
 @dataclass(frozen=True)

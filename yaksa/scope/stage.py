@@ -60,6 +60,18 @@ log = logging.getLogger(__name__)
 QueryVector = Callable[[str, str], np.ndarray]  # (collection, text) -> query embedding
 MODEL_VERSION = "scope-lr-v1"
 LEXICAL_ONLY = "lexical"
+NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed for a product or brand it names
+
+
+def names_a_medicine(decision: ScopeDecision) -> bool:
+    """Whether a refused message names a medicine by its product's or brand's name (`LexicalSignals.medicines`)
+    with no other domain's cue and no service request: a question about that medicine, whatever the model's
+    likeness says ("타미플루 어떻게 먹어요?" P 0.14 and "스멕타 어떻게 먹어요?" 0.21 were refused). Of the 3,000
+    shared non-medical Korean questions none names one (one names an ingredient: 요소, hence names only). A
+    cue leaves it to the model ("게보린 주가 얼마야?", "타이레놀 광고 모델 누구야?")."""
+    signals = decision.signals
+    return (not decision.in_scope and bool(signals.get("named_medicines"))
+            and not signals.get("domain_cues") and not signals.get("service_request"))
 
 
 @dataclass(frozen=True)
@@ -278,7 +290,8 @@ class ScopeStage:
 
         Two rules by meaning overrule an in-scope verdict (`harmful.py`): a harmful request about
         medicines (out of bounds, though in the topic) and a short question about the business of
-        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals."""
+        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. One overrules
+        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`)."""
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question is empty")
         question = question.strip()
@@ -287,6 +300,9 @@ class ScopeStage:
         if harm is not None:
             return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}",
                                  {**decision.signals, "harmful_request": harm.rule}, decision.model)
+        if names_a_medicine(decision):
+            decision = ScopeDecision(True, NAMED_MEDICINE, {**decision.signals, "named_medicine": True},
+                                     decision.model)
         business = business_request(question) if decision.in_scope else None
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
@@ -313,7 +329,7 @@ class ScopeStage:
         lexical = self._lexical(question)
         signals: dict[str, object] = {"medical_terms": list(lexical.medical), "density": lexical.density,
                                       "domain_cues": list(lexical.cues), "service_request": lexical.service,
-                                      "informal_request": lexical.informal,
+                                      "informal_request": lexical.informal, "named_medicines": list(lexical.medicines),
                                       "post_words": post_words(lexical.tokens)}
         if self._learned is not None and self._inputs is not None:
             decision = self._decide_learned(question, lexical, signals)
