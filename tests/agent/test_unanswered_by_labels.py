@@ -182,6 +182,7 @@ def test_when_a_childs_fever_needs_a_doctor_is_answered_from_the_red_flag_table(
     result = runner.run("아기 열이 몇 도부터 병원 가야 해요?", "fever", variant="self_refine_heuristic")
     assert result.trace["post_answer"] == "fever_care" and not result.citations
     assert "생후 3개월 미만" in result.answer and "NICE NG143" in result.answer
+    assert result.trace["fever_rules"][0] == "fever_under_3_months"   # what the answer checks ground it in
     assert not result.trace.get("retrieval")   # decided before any search
     tried = runner.run("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?", "fever2", variant="self_refine_heuristic")
     assert tried.trace.get("post_answer") == "fever_care"

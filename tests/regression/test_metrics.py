@@ -79,3 +79,14 @@ def test_safety_checks_decide_safety_ok() -> None:
 def test_percentile(values, q, expected) -> None:
     got = percentile(values, q)
     assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
+def test_numbers_from_the_red_flag_advice_the_turn_gave_are_grounded() -> None:
+    """The sepsis advice ("1분에 130회 이상") with no label scored number_grounding 0 on a real post."""
+    from yaksa.scope.red_flags import flag_of
+
+    advice = f"{flag_of('sepsis_signs').advice_ko} 약은 약사나 의사 등 전문가와 꼭 상담하세요."
+    bare = score_item(item(gold_kind=""), outcome(advice, cited=()), k=5)
+    assert bare["number_grounding"] == 0.0
+    flagged = ItemOutcome(advice, [], [], False, 12.0, 0, {"red_flag": {"rule": "sepsis_signs", "urgency": "emergency"}})
+    assert score_item(item(gold_kind=""), flagged, k=5)["number_grounding"] == 1.0

@@ -18,10 +18,12 @@ from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupport
 ACKNOWLEDGED = frozenset({"statement", "chitchat"})
 
 
-def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int) -> dict[str, float]:
+def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int,
+                  guidance: Sequence[str] = ()) -> dict[str, float]:
     """citation_validity (every [문서 N] is a citation the prompt carried; only when anything is cited),
-    number_grounding (share of dose mentions found in the cited text; only when there are any) and
-    safety_sentence (the answer sends the reader to a pharmacist or doctor)."""
+    number_grounding (share of dose mentions found in the cited text, or in `guidance`: the red-flag table's
+    advice the answer quoted, `red_flags.quoted_advice`; only when there are any) and safety_sentence (the
+    answer sends the reader to a pharmacist or doctor)."""
     row: dict[str, float] = {}
     numbers = [int(n) for n in CITATION.findall(answer)]
     if citations or numbers:
@@ -30,7 +32,7 @@ def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int) -
                                          and n_contexts >= max(numbers, default=0))
     doses = list(dict.fromkeys(dose_mentions(answer)))
     if doses:
-        sources = "\n".join(f"{c.title} {c.section} {c.text}" for c in citations)
+        sources = "\n".join([*(f"{c.title} {c.section} {c.text}" for c in citations), *guidance])
         row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
     row["safety_sentence"] = float(has_safety_line(answer))
     return row

@@ -9,7 +9,8 @@ citations* rather than to a ranked list:
 - `citation_validity`: the answer cites with `[문서 N]` and every N is one of the documents the
   generator was given (answered items only).
 - `number_grounding`: the share of dose-like numbers with a unit in the answer ("500mg", "1일 3회")
-  found in the documents it cites (items whose answer holds such numbers).
+  found in the documents it cites, or in the red-flag table's advice the turn quoted
+  (`red_flags.quoted_advice`; items whose answer holds such numbers).
 - `safety_sentence`: the consult line is there (answered items; statements the agent only
   acknowledges and greetings carry no claims and are not scored on the three answer metrics).
 - `first_ok`, `share`, `intent_ok` (+ `abstain_ok`): the natural-question relevance checks on the
@@ -41,6 +42,7 @@ from yaksa.evaluation.natural_ko import Hit, score_question
 from yaksa.evaluation.urgent import urgent_first
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION
+from yaksa.scope.red_flags import quoted_advice
 
 LOWER_IS_BETTER = frozenset({"latency_ms", "llm_calls"})
 INFORMATIONAL = frozenset({"llm_calls"})  # reported, never gated
@@ -125,7 +127,7 @@ def score_item(item: Any, outcome: ItemOutcome, k: int) -> dict[str, float]:
         return row
     answer, cited = outcome.answer, outcome.citations
     if outcome.trace.get("intent") not in ACKNOWLEDGED:  # an answer, not "기억해 둘게요" or a greeting
-        row.update(answer_checks(answer, cited, len(outcome.contexts)))
+        row.update(answer_checks(answer, cited, len(outcome.contexts), quoted_advice(outcome.trace)))
     if item.gold_kind:
         retrieved = list(dict.fromkeys(_citation_id(c, item.gold_kind) for c in cited))
         row.update(

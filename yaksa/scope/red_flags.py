@@ -722,6 +722,18 @@ def red_flag_decision(flag: RedFlag, decision: ScopeDecision) -> ScopeDecision:
                          RED_FLAG_RULES)
 
 
+def quoted_advice(trace: dict[str, Any]) -> list[str]:
+    """The advice texts (both languages) of the rules a turn's answer quoted, as its trace names them: its red
+    flag (`red_flag`) and the fever rules of a "when does a fever need a doctor" reply (`fever_rules`). Why:
+    the answer checks ground numbers in what the answer quotes ("1분에 130회", "5일 이상"), and this text is the
+    table's, not a label's."""
+    ids = [trace["red_flag"]["rule"]] if isinstance(trace.get("red_flag"), dict) else []
+    ids += [r for r in trace.get("fever_rules") or () if isinstance(r, str)]
+    table = load_table()
+    known = {r.rule_id for r in table.rules}
+    return [text for i in ids if i in known for text in (table.rule(i).flag.advice_ko, table.rule(i).flag.advice_en)]
+
+
 def flag_of(rule_id: str) -> RedFlag:
     """The flag of a rule id (as the trace carries it)."""
     return load_table().rule(rule_id).flag

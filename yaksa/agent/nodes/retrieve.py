@@ -145,24 +145,25 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
     return _kept_focus(state) or deps.searcher.focus_of(state["search_query"])
 
 
-def _short_care(state: dict) -> tuple[str, Any] | None:
+def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
     """A short question that no label answers: when a fever needs a doctor, asking about no medicine
     (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
     focus, from the turn analysis, is general), a mental-health condition or an addiction
-    (`names_mind_condition`), or only the cause of a complaint (`asks_only_the_cause`). The trace's name
-    and the reply; None else."""
+    (`names_mind_condition`), or only the cause of a complaint (`asks_only_the_cause`). The trace's name,
+    the reply and what else the trace notes (the fever rules quoted); None else."""
     focus, question = state["analysis"].focus, state["question"]
     # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
     asks_a_medicine = focus is not None and focus.linking.mentions and question_kind(question) == "medicine"
     if focus is not None and not asks_a_medicine and (fever_rules := rules_asked(question)):
-        return "fever_care", lambda text: fever_care_reply(text, fever_rules)
+        return "fever_care", lambda text: fever_care_reply(text, fever_rules), {
+            "fever_rules": [f.rule_id for f in fever_rules]}
     if focus is None or focus.mode != "general":
         return None
     if names_mind_condition(question):
-        return "mind_care", mind_care_reply
+        return "mind_care", mind_care_reply, {}
     if focus.lang == "ko" and state["post"].asks_cause:   # read once by `assemble_context`
-        return "cause_care", lambda text: cause_care_reply(text, focus.population)
+        return "cause_care", lambda text: cause_care_reply(text, focus.population), {}
     return None
 
 
@@ -247,9 +248,10 @@ def retrieve(deps: AgentDeps):
         care = _short_care(state) if state.get("iteration", 0) == 0 and not (post is not None and post.long) else None
         if care is not None:
             # decided before the search, like a care-only post: no label found would be quoted
-            kind, reply = care
+            kind, reply, notes = care
             question_focus = state["analysis"].focus
             turn.notes["post_answer"] = kind
+            turn.notes.update(notes)
             turn.notes["focus"] = question_focus.to_json()
             return {"no_evidence": True, "answer": reply(state["question"]), "citations": [],
                     "verified": False, "focus": question_focus, "doc_ids_by_iteration": [[]]}

@@ -36,6 +36,7 @@ from yaksa.evaluation.dialogues.metrics import (
     profile_recall,
 )
 from yaksa.retrieval.loader import LoadedBundle
+from yaksa.scope.red_flags import quoted_advice
 
 REFERENCE = "full_context_engineering"
 ELDERLY_AGE, CHILD_AGE = 65, 12
@@ -111,7 +112,7 @@ def score_turn(turn: Any, result: TurnResult, stated: Sequence[Fact], profile_it
     if result.blocked:
         return row
     if _answered(result):
-        row.update(answer_checks(result.answer, result.citations, len(result.contexts)))
+        row.update(answer_checks(result.answer, result.citations, len(result.contexts), quoted_advice(result.trace)))
     if turn.kind == "caution_question":
         row["product_hit"] = product_hit(result.citations, turn.expects["product"], turn.expects.get("item_seq"))
         # the caution the script chose this product for, else any the persona's facts could trigger

@@ -114,15 +114,17 @@ def adult_only_products(evidence: Sequence[Citation]) -> frozenset[str]:
     return frozenset(adult)
 
 
-def adults_only_note(products: Sequence[str], korean: bool) -> str:
+def adults_only_note(products: Sequence[str], korean: bool, dosing: Sequence[int] = ()) -> str:
     """What a question about a child hears when every product found is dosed for adults only: which, and
     that the label does not say a child may take it ("7살 아이가 … 페니라민 먹여도 돼요?" heard only that no
-    document answers it). It ends with the consult phrase and is the answer's closing paragraph."""
+    document answers it), citing the dosing sections that show it (`dosing`: their numbers; "보나링 어린이도
+    먹어도 돼요?" cited nothing). It ends with the consult phrase and is the answer's closing paragraph."""
     names = ", ".join(products[:3])
+    cites = "".join(f" [문서 {n}]" for n in dosing)
     if korean:
-        return (f"{names}의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어, 아이에게 먹여도 되는지는 이 자료로 "
-                f"답할 수 없습니다. 아이에게 먹이기 전에 약사나 의사 등 {SAFETY_PHRASE}.")
-    return (f"The labels of {names} give adult doses only and no dose for children, so they cannot tell "
+        return (f"{names}의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어{cites}, 아이에게 먹여도 되는지는 이 "
+                f"자료로 답할 수 없습니다. 아이에게 먹이기 전에 약사나 의사 등 {SAFETY_PHRASE}.")
+    return (f"The labels of {names} give adult doses only and no dose for children{cites}, so they cannot tell "
             f"whether a child may take it. {SAFETY_LINE_EN}")
 
 
@@ -345,7 +347,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         if skip:   # it carries the consult line itself
-            return "\n\n".join([*note, adults_only_note(sorted(skip), korean)])
+            dosing = [c.n for c in evidence if c.title in skip and c.metadata.get("section_key") == "usage"]
+            return "\n\n".join([*note, adults_only_note(sorted(skip), korean, dosing)])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
