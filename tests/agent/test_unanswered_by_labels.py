@@ -188,3 +188,15 @@ def test_when_a_childs_fever_needs_a_doctor_is_answered_from_the_red_flag_table(
     assert tried.trace.get("post_answer") == "fever_care"
     dose = runner.run("타이레놀 몇 알 먹이고 언제 병원 가요?", "fever3", variant="self_refine_heuristic")
     assert dose.trace.get("post_answer") != "fever_care"
+
+
+def test_one_decision_names_why_the_labels_do_not_answer() -> None:
+    """The four readings, tried in order by `labels_do_not_answer`; a drug question is none of them."""
+    from yaksa.agent.nodes.retrieve import labels_do_not_answer
+
+    general = Focus("알람 7시에 맞춰줘", "ko", "general", SectionIntent(None), Linking())
+    assert labels_do_not_answer("알람 7시에 맞춰줘", scope(0.16), general, None, [ANTACID]) == "nothing_named"
+    assert labels_do_not_answer("가슴이 답답하고 심장이 벌렁거려요", scope(0.9, ["가슴"]), general, None,
+                                [SIDE_EFFECTS]) == "symptom_care"
+    drug = replace(general, mode="drug")
+    assert labels_do_not_answer("알람 7시에 맞춰줘", scope(0.16), drug, None, [ANTACID]) is None

@@ -34,6 +34,7 @@ is still answered from its own label's cautions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -113,6 +114,37 @@ def unlabelled_post(focus: Any, post: Any) -> bool:
     if focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
         return False
     return not post.medicines and not any(q.kind == "medicine" for q in post.questions)
+
+
+def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any, post: Any,
+                         citations: list[Citation]) -> str | None:
+    """Why the labels a first-round search found answer nothing the message asked, or None: the one decision
+    over the four readings above, in the order they are tried (the first that holds names the reply and
+    the trace's `post_answer`):
+
+    - `nothing_named`: a message naming nothing medical that passed the scope stage narrowly
+      (`unanswered_by_labels`);
+    - `post_care`: a long post about complaints no label treats, asking about no medicine (`unlabelled_post`);
+    - `symptom_care`: a short general question whose search found only side-effect lists (`side_effects_only`);
+    - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`)."""
+    if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
+        return "nothing_named"
+    if citations and unlabelled_post(focus, post):
+        return "post_care"
+    if side_effects_only(question, focus, post, citations):
+        return "symptom_care"
+    if unrelated_labels(question, focus, post, citations):
+        return "unrelated_labels"
+    return None
+
+
+# the reply for each reason of `labels_do_not_answer`, from the turn's state and the round's focus
+_UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
+    "nothing_named": lambda state, focus: nothing_named(state["question"]),
+    "post_care": lambda state, focus: post_care_reply(state["post"], focus.population),
+    "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
+    "unrelated_labels": lambda state, focus: nothing_named(state["question"]),
+}
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
@@ -286,24 +318,11 @@ def retrieve(deps: AgentDeps):
             if focus is not None and focus.mode == "drug" and not citations:
                 # a named drug the data does not hold: say so, never answer from another product
                 update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
-            elif (focus is not None and focus.mode == "general"
-                  and unanswered_by_labels(state["question"], state.get("scope"), citations)):
-                # a message that names nothing medical and passed the scope stage on its likeness to the
-                # corpus ("알람 7시에 맞춰줘"): the labels the search found answer nothing it asked
-                turn.notes["post_answer"] = "nothing_named"
-                update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
-                              verified=False)
-            elif citations and unlabelled_post(focus, state.get("post")):
-                turn.notes["post_answer"] = "post_care"
-                update.update(no_evidence=True, answer=post_care_reply(state["post"], focus.population),
-                              citations=[], verified=False)
-            elif side_effects_only(state["question"], focus, state.get("post"), citations):
-                turn.notes["post_answer"] = "symptom_care"
-                update.update(no_evidence=True, answer=symptom_care_reply(state["question"], focus.population),
-                              citations=[], verified=False)
-            elif unrelated_labels(state["question"], focus, state.get("post"), citations):
-                turn.notes["post_answer"] = "unrelated_labels"
-                update.update(no_evidence=True, answer=nothing_named(state["question"]), citations=[],
+            elif (unanswered := labels_do_not_answer(state["question"], state.get("scope"), focus,
+                                                     state.get("post"), citations)) is not None:
+                # the labels the search found answer nothing the message asked: say so, quoting none
+                turn.notes["post_answer"] = unanswered
+                update.update(no_evidence=True, answer=_UNANSWERED_REPLIES[unanswered](state, focus), citations=[],
                               verified=False)
         return update
     return run
