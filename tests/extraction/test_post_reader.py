@@ -159,6 +159,8 @@ def test_questions_only_a_doctor_can_answer() -> None:
     ("약을 먹어도 안 나으면 병원 가야 하나요?", "care"),
     ("약을 먹어도 안 나으면 다른 약을 먹어도 되나요?", "medicine"),   # the second medicine is asked about
     ("병원 가기 전에 약 먹어도 되나요?", "medicine"),
+    ("겨울방학때 한의원에가볼려고하는게 어느정도 효과가있는지 궁금합니다", "other"),   # a clinic's, not a medicine's
+    ("이 약 효과가 있나요?", "medicine"),
 ])
 def test_question_kinds(sentence: str, kind: str) -> None:
     assert question_kind(sentence) == kind

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.text.hangul import has_final, has_hangul
+from yaksa.text.hangul import has_final, has_hangul, particle, with_particle
 
 
 @pytest.mark.parametrize(("word", "final"), [
@@ -20,3 +20,10 @@ def test_has_final(word: str, final: bool) -> None:
 
 def test_has_hangul() -> None:
     assert has_hangul("ㅋㅋ") and has_hangul("두통") and not has_hangul("headache")
+
+
+def test_a_particle_agrees_with_the_last_sound_past_punctuation() -> None:
+    """"항생제을(를) 써 보셨는데도" was written with both particles; a quoted question ends in punctuation."""
+    assert with_particle("항생제", "을", "를") == "항생제를" and with_particle("타이레놀", "은", "는") == "타이레놀은"
+    assert particle("어떤 증상인가요?", "은", "는") == "는" and particle("심장검사한번 받아보라…", "은", "는") == "는"
+    assert with_particle("아세트아미노펜", "이", "가") == "아세트아미노펜이"

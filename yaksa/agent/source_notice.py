@@ -17,15 +17,13 @@ from yaksa.lexicon.focus import Focus
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.retrieval.relevance import is_about
+from yaksa.text.hangul import with_particle
 from yaksa.text.lexical import is_korean, mentions
 
 
 def _topic(word: str) -> str:
-    """`word` with the topic particle 은/는 its last syllable takes."""
-    last = word[-1] if word else ""
-    if "\uac00" <= last <= "\ud7a3":
-        return word + ("은" if (ord(last) - 0xAC00) % 28 else "는")
-    return word + "은(는)"
+    """`word` with the topic particle 은/는 its last sound takes."""
+    return with_particle(word, "은", "는")
 
 
 def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | None) -> bool:
@@ -37,11 +35,8 @@ def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | Non
 
 
 def _subject(word: str) -> str:
-    """`word` with the subject particle 이/가 its last syllable takes."""
-    last = word[-1] if word else ""
-    if "\uac00" <= last <= "\ud7a3":
-        return word + ("이" if (ord(last) - 0xAC00) % 28 else "가")
-    return word + "이(가)"
+    """`word` with the subject particle 이/가 its last sound takes."""
+    return with_particle(word, "이", "가")
 
 
 def _brand_notice(brand: str, ingredients: tuple[str, ...], citations: list[Citation] | None) -> str:

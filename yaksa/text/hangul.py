@@ -38,3 +38,16 @@ def has_final(word: str) -> bool:
     if last.isdigit():
         return last in _DIGIT_FINAL
     return last.lower() in _LATIN_FINAL
+
+
+def particle(word: str, with_final: str, without_final: str) -> str:
+    """The particle of a pair that agrees with the last sound of `word`, read past trailing punctuation
+    ("어떤 증상인가요?" takes 는). Why: a fixed "을(를)" after a name the sentence knows ("항생제을(를) 써
+    보셨는데도") reads as a machine's."""
+    return with_final if has_final(word) else without_final
+
+
+def with_particle(word: str, with_final: str, without_final: str) -> str:
+    """`word` followed by its particle (`particle`): "타이레놀" + 은/는 → "타이레놀은", "항생제" + 을/를 → "항생제를"."""
+    return word + particle(word, with_final, without_final)
+

@@ -285,3 +285,14 @@ def test_care_replies_send_a_child_to_a_paediatrician_and_everyone_else_to_a_doc
     assert care_department(("adult",)) == care_department(()) == "병원"
     assert "소아청소년과에서" in cause_note("4살인데 입냄새가 심해요 원인은 무엇일까요?", ("child",))
     assert "병원에서" in cause_note("두통 원인이 뭐예요?")
+
+
+def test_the_care_note_names_what_was_tried_with_the_right_particles() -> None:
+    """"이미 항생제을(를) 써 보셨는데도" and "…"은(는)": the particles agree with the words they follow."""
+    from yaksa.extraction.post_reader import read_post
+    from yaksa.llm.offline.extractive import care_note
+
+    post = read_post("5살 아이가 열이 나서 해열제를 먹였는데도 계속 열이 나요. 일주일째입니다. 왜 그런 걸까요?")
+    note = care_note(post)
+    assert '"왜 그런 걸까요?"는 증상의 원인' in note and "해열제를 써 보셨는데도" in note
+    assert "(를)" not in note and "(는)" not in note

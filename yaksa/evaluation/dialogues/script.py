@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from yaksa.corpus.mfds_easy_drug import clean_text, split_product_name
 from yaksa.corpus.rawio import one_line
 from yaksa.evaluation.dialogues.personas import Entry, KoMapping, Persona, load_mapping
-from yaksa.text.hangul import has_final
+from yaksa.text.hangul import with_particle
 
 TURN_KINDS: tuple[str, ...] = ("facts", "symptom_question", "new_fact", "caution_question", "follow_up")
 REASONS: tuple[str, ...] = ("pregnancy", "condition", "age")   # priority order for turn 4
@@ -159,9 +159,6 @@ def load_drugs(csv_path: Path) -> list[DrugRow]:
 
 # ------------------------------------------------------------------------------- Korean particles
 
-def _josa(word: str, with_final: str, without_final: str) -> str:
-    return word + (with_final if has_final(word) else without_final)
-
 
 def _ro(word: str) -> str:
     """-으로/-로: a final ㄹ takes 로 like a vowel."""
@@ -171,7 +168,7 @@ def _ro(word: str) -> str:
 
 
 def _copula(word: str) -> str:
-    return _josa(word, "이에요", "예요")
+    return with_particle(word, "이에요", "예요")
 
 
 def _join(items: Sequence[str], rng: random.Random) -> str:
@@ -181,7 +178,7 @@ def _join(items: Sequence[str], rng: random.Random) -> str:
         return items[0]
     style = rng.randrange(3)
     if style == 0:
-        return ", ".join(items[:-2] + [_josa(items[-2], "과", "와") + " " + items[-1]])
+        return ", ".join(items[:-2] + [with_particle(items[-2], "과", "와") + " " + items[-1]])
     if style == 1:
         return ", ".join(items[:-2] + [items[-2] + "하고 " + items[-1]])
     return ", ".join(items)
@@ -444,12 +441,12 @@ def _medication_sentences(
     if oral:
         listed = _join(oral, rng)
         sentences.append(_pick(rng, _CHILD_ORAL_MEDS if child else _ORAL_MEDS).format(
-            list_eul=_josa(listed, "을", "를")))
+            list_eul=with_particle(listed, "을", "를")))
     for route, verb in _ROUTE_VERBS.items():  # one sentence per route: "A와 B도 쓰고 있어요."
         same = [k for k, e in meds if e.route == route]
         if same:
             listed = _join(same, rng)
-            word = listed + "도" if sentences else _josa(listed, "을", "를")
+            word = listed + "도" if sentences else with_particle(listed, "을", "를")
             sentences.append(f"{word} {verb}.")
     return sentences
 
@@ -463,7 +460,7 @@ def _turn1(persona: Persona, mapping: KoMapping, conditions: Sequence[tuple[str,
     if nouns:
         listed = _join([k for k, _ in nouns], rng)
         sentences.append(_pick(rng, _CHILD_CONDITIONS if child else _CONDITIONS).format(
-            list=listed, list_iga=_josa(listed, "이", "가"), list_ro=_ro(listed)))
+            list=listed, list_iga=with_particle(listed, "이", "가"), list_ro=_ro(listed)))
     for korean, entry in conditions:
         if entry.say:
             sentences.append(entry.say.rstrip(".") + ".")
@@ -516,7 +513,7 @@ def _turn3(persona: Persona, option: str, held_back: tuple[str, Entry] | None, s
     if option == "medication" and held_back:
         korean, entry = held_back
         if entry.route == "oral":
-            text = _pick(rng, _NEW_MED).format(m=korean + "도", m_eul=_josa(korean, "을", "를"))
+            text = _pick(rng, _NEW_MED).format(m=korean + "도", m_eul=with_particle(korean, "을", "를"))
         else:
             text = _pick(rng, _NEW_MED_OTHER).format(m=korean + "도", verb=_ROUTE_VERBS[entry.route])
         return _make_turn(3, "new_fact", text, [_med_fact(korean, entry)], {"fact": "medication"})
@@ -573,8 +570,8 @@ def _turn4(persona: Persona, drug: DrugRow, caution: Caution | None, rng: random
     child = persona.age < CHILD_AGE
     templates = (_ASK_CHILD if child else _ASK_ORAL) if drug.oral else _ASK_OTHER
     p = drug.name
-    text = _pick(rng, templates).format(p_eul=_josa(p, "을", "를"), p_iga=_josa(p, "이", "가"),
-                                        p_eun=_josa(p, "은", "는"))
+    text = _pick(rng, templates).format(p_eul=with_particle(p, "을", "를"), p_iga=with_particle(p, "이", "가"),
+                                        p_eun=with_particle(p, "은", "는"))
     expects: dict[str, Any] = {"product": drug.name, "title": drug.title, "item_seq": drug.item_seq,
                                "reason": None, "keyword": None}
     if caution is not None:
@@ -603,7 +600,7 @@ def _turn5(persona: Persona, drug: DrugRow, oral_meds: Sequence[str], rng: rando
         text = _pick(rng, _FOLLOW_SIDE if drug.oral else _FOLLOW_SIDE_OTHER)
     else:
         med = oral_meds[rng.randrange(len(oral_meds))]
-        text = _pick(rng, _FOLLOW_WITH).format(m_rang=_josa(med, "이랑", "랑"), m_gwa=_josa(med, "과", "와"))
+        text = _pick(rng, _FOLLOW_WITH).format(m_rang=with_particle(med, "이랑", "랑"), m_gwa=with_particle(med, "과", "와"))
         expects["with"] = med
     return Turn(5, "follow_up", text, (), expects)
 

@@ -38,6 +38,7 @@ from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
+from yaksa.text.hangul import particle, with_particle
 from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
 
 MAX_SENTENCES_PER_DOC = 3
@@ -247,11 +248,12 @@ def care_note(post: PostReading, labels_follow: bool = True) -> str:
     asked = post.care_questions
     if not asked:
         return ""
-    quoted = " / ".join(f'"{_quoted(q)}"' for q in asked[:MAX_QUOTED_QUESTIONS])
-    tried = (f" 이미 {', '.join(post.tried[:3])}을(를) 써 보셨는데도 나아지지 않았다면 더욱 진료가 필요합니다."
-             if post.tried else "")
+    quoted = [_quoted(q) for q in asked[:MAX_QUOTED_QUESTIONS]]
+    asked_text = " / ".join(f'"{q}"' for q in quoted) + particle(quoted[-1], "은", "는")
+    tried = (f" 이미 {with_particle(', '.join(post.tried[:3]), '을', '를')} 써 보셨는데도 나아지지 않았다면 더욱 진료가 "
+             "필요합니다." if post.tried else "")
     rest = " 아래는 글에 나온 약의 허가 정보입니다." if labels_follow and post.care_only and post.medicines else ""
-    return (f"글에서 물으신 {quoted}은(는) 증상의 원인이나 진단, 진료과·검사에 관한 질문이라 의약품 허가 정보로는 "
+    return (f"글에서 물으신 {asked_text} 증상의 원인이나 진단, 진료과·검사에 관한 질문이라 의약품 허가 정보로는 "
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
 
