@@ -161,6 +161,8 @@ def test_questions_only_a_doctor_can_answer() -> None:
     ("병원 가기 전에 약 먹어도 되나요?", "medicine"),
     ("겨울방학때 한의원에가볼려고하는게 어느정도 효과가있는지 궁금합니다", "other"),   # a clinic's, not a medicine's
     ("이 약 효과가 있나요?", "medicine"),
+    ("스트레스 받아서그런가 심장이 안좋아서그런가~??", "care"),   # "is it because of …" asks the cause
+    ("담배때문에 그런건가요?", "care"),
 ])
 def test_question_kinds(sentence: str, kind: str) -> None:
     assert question_kind(sentence) == kind
@@ -227,3 +229,15 @@ def test_asking_the_reason_is_asking_the_cause_and_a_named_drug_is_not() -> None
     assert read_post(drug_reason, linker).asks_cause is False
     assert read_post("두통 원인이 뭐예요?", linker).asks_cause is True
     assert read_post(ADULT_FEVER).asks_cause is False                # a long post: its questions say it
+
+
+def test_a_school_child_is_a_child_and_a_school_year_in_the_past_is_no_age() -> None:
+    """"안녕하세요 초등학생 여자아이 … 콜록 콜록" was read as an adult (and sent 판콜에스's adult dose); "저는 대학교
+    3학년 학생입니다. 제가 중2때 부터 …" was read as a 14-year-old."""
+    child = read_post("안녕하세요 초등학생 여자아이입니다. 몇일 전부터 자꾸 기침을 해요. 콧물도 나요. 그냥 감기인가요?")
+    assert child.population[0] == "child"
+    grown = read_post("안녕하세요 저는 대학교 3학년 학생입니다. 제가 중2때 부터 계속 가슴이 쪼이는 현상이 있었어요. "
+                      "무슨 병인가요?")
+    assert grown.population[0] == "adult"
+    since = read_post("초등학생 때부터 코피가 자주 나요. 요즘도 일주일에 두 번씩 나요. 병원에 가야 하나요?")
+    assert since.population[0] == "adult"

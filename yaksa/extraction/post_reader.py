@@ -73,6 +73,8 @@ _CARE = re.compile(
     r"|증상인지|암\s*(?:일|인|이\s*아)|괜찮은\s*(?:건|걸|거)|괜찮을까|정상인가|정상일까|수술|입원|응급실|심각|위험한"
     r"|이상이\s*있|문제가\s*있|뭘까|무엇일까|뭔가요|뭔지|무엇인지|무엇인가|어떤\s*(?:증상|상태)|가봐야|가\s*봐야|가야\s*(?:할|하|되)"
     r"|치료|낫나요|나을까|나아질|후유증|전염|옮|결핵|폐렴|디스크|[가-힣]염인가|[가-힣]염일까"
+    # "is it because of …": "스트레스 받아서그런가 심장이 안좋아서그런가", "피곤해서 그런 걸까요"
+    r"|(?:서|때문에|탓에|탓인지)\s*그(?:런가|런\s*건가|런\s*걸까|런지|럴까)"
 )
 
 # --- who the post is about -----------------------------------------------------------------------
@@ -99,7 +101,11 @@ _CHILD_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "child
 _CHILD_COPULA = re.compile(rf"(?P<role>{_CHILD_WORDS})(?:인데|이에요|예요|입니다|이고|인데요|에요)")
 _WRITER = re.compile(r"(?<![가-힣])(?:저는|저도|제가|전|저|본인은|본인이|나는|내가|제\s*나이)(?![가-힣])|저희는")
 # "중3 여자", "고3 수험생", "초등학생 2학년", "초등학교 5학년"
-_SCHOOL = re.compile(r"(?P<k>초|중|고)(?:등학생|등학교|학생|학교)?\s*(?P<n>[1-6])(?!\d)(?:\s*학년)?")
+_SCHOOL = re.compile(r"(?P<k>초|중|고)(?:등학생|등학교|학생|학교)?\s*(?P<n>[1-6])(?!\d)(?:\s*학년)?(?!\s*(?:때|떄|시절))")
+# a school child with no grade: "초등학생 여자아이 OOO이라구합니다" wrote a child and was sent adult doses
+_SCHOOL_AGE = {"유치원생": 5, "초등학생": 9, "초딩": 9, "중학생": 14, "중딩": 14, "고등학생": 17, "고딩": 17}
+# (not a time in the past, "초등학생 때부터", nor children in general, "초등학생들")
+_SCHOOL_WORD = re.compile(rf"(?P<w>{'|'.join(_SCHOOL_AGE)})(?!\s*[1-6](?!\d))(?!\s*(?:때|떄|시절|이었|였|일\s*때|일\s*떄|들))")
 _DECADE_WORDS = {"십대": 10, "이십대": 20, "삼십대": 30, "사십대": 40, "오십대": 50, "육십대": 60, "칠십대": 70,
                  "팔십대": 80}
 _DECADE = re.compile(r"(?<!\d)(?P<n>[1-9]0)\s*대|(?P<w>이십대|삼십대|사십대|오십대|육십대|칠십대|팔십대)")
@@ -423,6 +429,8 @@ def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
     for m in _SCHOOL.finditer(sentence):
         base = {"초": 6, "중": 13, "고": 16}[m.group("k")]
         found.append((m.start(), m.end(), float(base + int(m.group("n")) - 1), None))
+    for m in _SCHOOL_WORD.finditer(sentence):
+        found.append((m.start(), m.end(), float(_SCHOOL_AGE[m.group("w")]), None))
     for m in _DECADE.finditer(sentence):
         years = int(m.group("n")) if m.group("n") else _DECADE_WORDS[m.group("w")]
         found.append((m.start(), m.end(), float(years + 5), None))
