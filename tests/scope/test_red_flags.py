@@ -403,6 +403,8 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("두 달째 명치가 쓰리고 신물이 올라와요. 체중도 좀 빠진 것 같아요.", "upper_gi_alarm"),
     ("밥을 삼키기 힘들고 살이 빠졌어요", "upper_gi_alarm"),
     ("어제부터 오른쪽 가슴이 찌르듯이 아파요. 숨을 크게 쉬면 더 아파요.", "chest_pain_on_breathing"),
+    ("오른쪽 가슴이 숨을 쉴때마다 통증이 오는데 왜 그런가요.", "chest_pain_on_breathing"),   # 쉴 is no 쉬
+    ("가슴이 아프고 숨을 들이쉴 때 따끔해요", "chest_pain_on_breathing"),
     ("임신 20주인데 두통이 심해요. 타이레놀 먹어도 되나요?", "pregnancy_pre_eclampsia"),
     ("임신 32주인데 눈앞이 번쩍거리고 머리가 아파요", "pregnancy_pre_eclampsia"),
     ("I'm 30 weeks pregnant with a severe headache", "pregnancy_pre_eclampsia"),
