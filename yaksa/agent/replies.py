@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, care_department, care_note, cause_note
-from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
 
@@ -84,7 +84,8 @@ def fever_care_reply(text: str, flags: Sequence[RedFlag]) -> str:
     lines = "\n".join(f"- {f.advice(text)}" for f in flags)
     if _HANGUL.search(text) or not text.isascii():
         return (f"열이 날 때 진료가 필요한 경우입니다(의약품 허가 정보가 아니라 진료 지침 {sources}에 따른 기준입니다).\n"
-                f"{lines}\n이 밖에도 걱정되는 모습이 있으면 미루지 말고 진료를 받으세요. {SAFETY_LINE_KO}")
+                f"{lines}\n이 밖에도 걱정되는 모습이 있으면 미루지 말고 진료를 받으세요. 해열제를 쓰기 전에는 약사나 의사 등 "
+                f"{SAFETY_PHRASE}.")
     return (f"When a fever needs a doctor (from clinical guidelines, {sources}, not from medicine labels):\n"
             f"{lines}\nIf anything else worries you, do not wait to be seen. {SAFETY_LINE_EN}")
 
