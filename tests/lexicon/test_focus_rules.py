@@ -110,3 +110,10 @@ def test_dizziness_is_no_anaemia() -> None:
     assert named_symptoms("어지러워요 무슨 약 먹어요?") == ("어지럼증",)
     assert named_symptoms("빈혈 때문에 어지러워요")[0] == "빈혈"
     assert named_symptoms("차만 타면 어지러워요")[0] == "멀미"
+
+
+def test_swollen_tonsils_and_a_stye_are_named() -> None:
+    """"편도가 부었어요" (P 0.17) and "눈 다래끼 저절로 나아요?" (nothing near) were refused as off-topic."""
+    assert named_symptoms("편도가 부었어요") == ("편도염",)
+    assert named_symptoms("눈 다래끼 저절로 나아요?") == ("다래끼",)
+    assert named_symptoms("서울 부산 편도 기차표 얼마야?") == ()
