@@ -45,3 +45,24 @@ def test_taken_drug_is_remembered_and_asked_drug_is_not(make_runner) -> None:
     mixed = runner.run("임신 중인데 타이레놀 먹어도 되나요", "p")
     assert mixed.trace["intent"] == "question" and REMEMBERED not in mixed.answer
     assert any(i["name"] == "pregnancy" and i["value"] == "yes" for i in runner.profile("p")["items"])
+
+
+def test_a_childs_facts_are_remembered_for_the_child_not_the_writer(make_runner) -> None:
+    """'5살 아이 해열제 얼마나 먹여요?' remembered '5세' as the writer's own age: the next question
+    about herself would have been answered for a 5-year-old."""
+    runner = make_runner()
+    child = runner.run("5살 아이 해열제 얼마나 먹여요?", "mum")
+    assert child.trace["memory"]["about"] == "child"
+    items = runner.profile("mum")["items"]
+    assert [(i["name"], i["value"], i["about"]) for i in items if i["name"] == "age"] == [("age", 5.0, "child")]
+    assert runner.profile("mum")["summary"].startswith("(자녀) 5세")
+
+    own = runner.run("저는 임신 중인데 타이레놀 먹어도 되나요?", "mum")
+    assert own.trace["memory"]["about"] == "self"
+    assert "5세" not in own.profile_summary and "임신" in own.profile_summary
+
+    # a message that names no one continues with the person of the last stated fact
+    runner.run("아이가 열이 나요", "mum")
+    follow = runner.run("해열제는 하루에 몇 번까지 돼요?", "mum")
+    assert follow.trace["memory"]["about"] == "child" and "5세" in follow.profile_summary
+    assert "임신" not in follow.profile_summary

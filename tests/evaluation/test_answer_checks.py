@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from yaksa.evaluation.answer_checks import answer_checks
-from yaksa.scope.red_flags import flag_of, quoted_advice
+from yaksa.evaluation.answer_checks import answer_checks, quoted_advice
+from yaksa.scope.red_flags import flag_of
 
 
 def test_the_red_flag_advice_a_turn_quoted_grounds_its_numbers() -> None:

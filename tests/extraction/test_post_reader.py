@@ -11,11 +11,14 @@ import pytest
 from yaksa.extraction.post_reader import (
     LONG_POST_CHARS,
     PostReading,
+    attribute_slots,
     is_long,
+    message_subject,
     question_kind,
     read_post,
     split_sentences,
 )
+from yaksa.extraction.regex_slots import regex_slots
 from yaksa.lexicon.linking import Linking
 
 ADULT_FEVER = ("안녕하세요 29살 여자입니다. 어제 저녁부터 열이 38도까지 오르고 온몸이 쑤셔요. 기침은 없고 목도 안 "
@@ -241,3 +244,32 @@ def test_a_school_child_is_a_child_and_a_school_year_in_the_past_is_no_age() -> 
     assert grown.population[0] == "adult"
     since = read_post("초등학생 때부터 코피가 자주 나요. 요즘도 일주일에 두 번씩 나요. 병원에 가야 하나요?")
     assert since.population[0] == "adult"
+
+
+@pytest.mark.parametrize(("text", "who"), [
+    ("5살 아이 해열제 얼마나 먹여요?", "child"),        # a role word alone, and feeding
+    ("저희 아이가 5살이에요.", "child"),
+    ("아기 엄마입니다. 제가 감기에 걸렸어요", "self"),    # the writer's own role is no relative
+    ("저는 35세예요", "self"),
+    ("남편이 혈압약을 먹어요", "spouse"),
+    ("하루에 몇 번 먹어요?", None),                      # names no one: the conversation's person
+    ("아이스크림 먹어도 돼요?", None),
+])
+def test_message_subject(text: str, who: str | None) -> None:
+    assert message_subject(text) == who
+
+
+def _about(text: str) -> dict[str, str]:
+    return {f"{s.name}={s.value}": s.about for s in attribute_slots(text, regex_slots(text))}
+
+
+def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
+    assert _about("5살 아이 해열제 얼마나 먹여요?") == {"age=5.0": "child"}
+    assert _about("저는 35세고 아이는 5살이에요") == {"age=35.0": "self", "age=5.0": "child"}
+    assert _about("6살 된 아들이 기침을 해요")["gender=male"] == "child"
+    # nursing is the writer's, though the sentence is about the baby
+    assert _about("모유수유 중인데 아기가 열이 나요")["breastfeeding=yes"] == "self"
+    assert _about("아내가 임신 중이에요")["pregnancy=yes"] == "spouse"
+    # a message that names no one: the conversation's person so far
+    text = "혈압이 150/95예요"
+    assert {s.about for s in attribute_slots(text, regex_slots(text), default="parent")} == {"parent"}

@@ -92,3 +92,10 @@ def test_merge_keeps_newest_value_and_any_concept_id() -> None:
     merged = merge(old, new)
     assert merged.text == "타이레놀을" and merged.concept_id == "YK:tylenol"
     assert merge(SlotItem("demographics", "age", 65), SlotItem("demographics", "age", 66)).value == 66
+
+
+def test_facts_about_different_people_never_match() -> None:
+    mine, childs = SlotItem("demographics", "age", 35), SlotItem("demographics", "age", 5, about="child")
+    assert not supersedes(childs, mine) and not same_fact(childs, mine)
+    assert supersedes(SlotItem("demographics", "age", 6, about="child"), childs)
+    assert not same_fact(SlotItem("symptoms", "발열", about="child"), SlotItem("symptoms", "발열"))

@@ -373,3 +373,22 @@ def test_history_keeps_no_identifier_the_answer_echoes(tmp_path: Path) -> None:
                    "홍길동님, 010 1234 5678 번호로 연락드릴게요. 두통에는 아세트아미노펜 [문서 1].")
     kept = " ".join(m["content"] for m in store.recent_turns("u1", 1))
     assert "홍길동" not in kept and "5678" not in kept and "아세트아미노펜" in kept
+
+
+def test_a_relatives_facts_are_kept_apart_from_the_writers(store: ProfileStore) -> None:
+    """A child's age neither replaces the writer's nor shows in a view of the writer."""
+    store.add("mum", [SlotItem("demographics", "age", 35)], at=T0)
+    child = [SlotItem("demographics", "age", 5, about="child"), SlotItem("symptoms", "발열", about="child")]
+    assert store.add("mum", child, at=T0 + timedelta(minutes=1)) == 2
+    now = T0 + timedelta(minutes=2)
+    assert store.summary("mum", now=now) == "35세. (자녀) 5세. 증상: 발열."
+    assert store.view("mum", now=now, about="self").summary == "35세."
+    assert store.view("mum", now=now, about="child").summary == "(자녀) 5세. 증상: 발열."
+    assert store.view("mum", now=now, about="child").terms == ["발열"]
+    assert store.latest_subject("mum", now=now) == "child"
+    assert store.latest_subject("nobody") == "self"
+
+
+def test_about_must_be_a_known_person() -> None:
+    with pytest.raises(ValueError, match="about"):
+        SlotItem("demographics", "age", 5, about="neighbour")

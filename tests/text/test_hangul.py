@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.text.hangul import has_final, has_hangul, particle, with_particle
+from yaksa.text.hangul import ends_in_rieul, has_final, has_hangul, particle, with_particle, with_ro
 
 
 @pytest.mark.parametrize(("word", "final"), [
@@ -27,3 +27,16 @@ def test_a_particle_agrees_with_the_last_sound_past_punctuation() -> None:
     assert with_particle("항생제", "을", "를") == "항생제를" and with_particle("타이레놀", "은", "는") == "타이레놀은"
     assert particle("어떤 증상인가요?", "은", "는") == "는" and particle("심장검사한번 받아보라…", "은", "는") == "는"
     assert with_particle("아세트아미노펜", "이", "가") == "아세트아미노펜이"
+
+
+@pytest.mark.parametrize(("word", "joined"), [
+    ("시럽", "시럽으로"), ("타이레놀", "타이레놀로"), ("해열제", "해열제로"), ("빈혈", "빈혈로"),
+    ("200mg", "200mg으로"), ("10mL", "10mL로"), ("1", "1로"), ("3", "3으로"), ("oil", "oil로"),
+])
+def test_ro_after_a_vowel_or_rieul(word: str, joined: str) -> None:
+    assert with_ro(word) == joined
+
+
+def test_ends_in_rieul() -> None:
+    assert ends_in_rieul("타이레놀") and ends_in_rieul("빈혈?") and ends_in_rieul("7") and ends_in_rieul("gel")
+    assert not ends_in_rieul("시럽") and not ends_in_rieul("해열제") and not ends_in_rieul("3") and not ends_in_rieul("")

@@ -17,9 +17,11 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
-from yaksa.scope.red_flags import RedFlag, red_flag
+from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
+from yaksa.scope.when_to_go import rules_asked
 
 if TYPE_CHECKING:
     from yaksa.agent.deps import AgentDeps
@@ -45,9 +47,26 @@ class TurnAnalysis:
         return TurnAnalysis(question, self._deps, self._flags, flag=self.red_flag)
 
     @cached_property
+    def message(self) -> ReadMessage:
+        """The message as the red-flag table reads it (terms, ages, temperatures), read once for the
+        red-flag check and the fever-care question."""
+        return read_message(self.question)
+
+    @cached_property
     def red_flag(self) -> RedFlag | None:
         """Care now (or soon), read from the message as written (`yaksa.scope.red_flags`)."""
-        return red_flag(self.question)
+        return load_table().check(self.message)
+
+    @cached_property
+    def fever_rules(self) -> tuple[RedFlag, ...] | None:
+        """The fever rules a question about when a fever needs a doctor is answered from
+        (`yaksa.scope.when_to_go.rules_asked`), or None."""
+        return rules_asked(self.message)
+
+    @cached_property
+    def question_kind(self) -> str:
+        """medicine | care | other (`yaksa.extraction.post_reader.question_kind`)."""
+        return question_kind(self.question)
 
     @cached_property
     def first_plan(self) -> RetrievalPlan:
@@ -62,6 +81,12 @@ class TurnAnalysis:
     def slots(self) -> list[SlotItem]:
         """The profile's extractor (MedCAT + regex, or regex only) on the question."""
         return self._deps.extractor_for(self._flags).extract(self.question)
+
+    @cached_property
+    def subject(self) -> str | None:
+        """Whom the message is about (`yaksa.extraction.post_reader.message_subject`): a relative, the
+        writer, or None when it does not say."""
+        return message_subject(self.question)
 
     @cached_property
     def speech_act(self) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 from yaksa.lexicon.linking import Linking
 from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
-from yaksa.text.hangul import has_final
+from yaksa.text.hangul import has_final, with_ro
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle
 MAX_CANDIDATES = 4                       # drugs listed when asking which one was meant
@@ -97,9 +97,9 @@ class Resolution:
 def with_particle(name: str, meaning: str) -> str:
     """`name` followed by the particle of `meaning` that agrees with its last sound."""
     if meaning in _PAIRS:
+        if meaning == "by":
+            return with_ro(name)          # a final ㄹ takes 로: "시럽" 으로, "타이레놀" 로
         consonant, vowel = _PAIRS[meaning]
-        if meaning == "by" and name and "가" <= name[-1] <= "힣" and (ord(name[-1]) - 0xAC00) % 28 == 8:
-            return name + vowel           # a final ㄹ takes 로: "시럽" 으로, "타이레놀" 로
         return name + (consonant if has_final(name) else vowel)
     return name + meaning
 

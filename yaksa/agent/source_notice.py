@@ -21,11 +21,6 @@ from yaksa.text.hangul import with_particle
 from yaksa.text.lexical import is_korean, mentions
 
 
-def _topic(word: str) -> str:
-    """`word` with the topic particle 은/는 its last sound takes."""
-    return with_particle(word, "은", "는")
-
-
 def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | None) -> bool:
     """Whether a cited label names one of `ingredients` (in its title or text); True when the
     citations are not known."""
@@ -34,24 +29,21 @@ def _answered_from(ingredients: tuple[str, ...], citations: list[Citation] | Non
     return any(mentions(i, f"{c.title} {c.text}") for c in citations for i in ingredients)
 
 
-def _subject(word: str) -> str:
-    """`word` with the subject particle 이/가 its last sound takes."""
-    return with_particle(word, "이", "가")
-
-
 def _brand_notice(brand: str, ingredients: tuple[str, ...], citations: list[Citation] | None) -> str:
     """One brand's sentence. A combination none of whose cited labels names all its ingredients is answered
     from products of some of them, and says so: "펜잘 하루에 몇 번" was told "answered from products of the
     same ingredients (아세트아미노펜, 에텐자미드, 카페인)" above an acetaminophen-only tablet's dose, which is not
     펜잘's."""
-    whole = f"{_topic(brand)} 자료에 없어 같은 성분({', '.join(ingredients)}) 제품의 허가 정보로 답합니다."
+    topic = with_particle(brand, "은", "는")
+    whole = f"{topic} 자료에 없어 같은 성분({', '.join(ingredients)}) 제품의 허가 정보로 답합니다."
     if len(ingredients) < 2 or citations is None:
         return whole
     texts = [f"{c.title} {c.text}" for c in citations]
     if any(all(mentions(i, t) for i in ingredients) for t in texts):
         return whole
     cited = [i for i in ingredients if any(mentions(i, t) for t in texts)]
-    return (f"{_topic(brand)} 자료에 없어, 그 성분({', '.join(ingredients)}) 가운데 {_subject(', '.join(cited))} 든 "
+    found = with_particle(", ".join(cited), "이", "가")
+    return (f"{topic} 자료에 없어, 그 성분({', '.join(ingredients)}) 가운데 {found} 든 "
             f"제품의 허가 정보로 답합니다. 복합제인 {brand}의 용법·용량은 이와 다를 수 있으니 약사에게 확인하세요.")
 
 

@@ -9,9 +9,11 @@ side by side.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupported_doses
+from yaksa.scope.red_flags import advice_texts
 
 # intents answered with an acknowledgement ("기억해 둘게요") or a greeting, not a medical answer: the answer
 # checks do not apply to them
@@ -22,7 +24,7 @@ def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int,
                   guidance: Sequence[str] = ()) -> dict[str, float]:
     """citation_validity (every [문서 N] is a citation the prompt carried; only when anything is cited),
     number_grounding (share of dose mentions found in the cited text, or in `guidance`: the red-flag table's
-    advice the answer quoted, `red_flags.quoted_advice`; only when there are any) and safety_sentence (the
+    advice the answer quoted, `quoted_advice`; only when there are any) and safety_sentence (the
     answer sends the reader to a pharmacist or doctor)."""
     row: dict[str, float] = {}
     numbers = [int(n) for n in CITATION.findall(answer)]
@@ -36,3 +38,13 @@ def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int,
         row["number_grounding"] = 1.0 - len(unsupported_doses(answer, sources)) / len(doses)
     row["safety_sentence"] = float(has_safety_line(answer))
     return row
+
+
+def quoted_advice(trace: dict[str, Any]) -> list[str]:
+    """The red-flag table's advice texts (both languages) a turn's answer quoted, as its trace names them:
+    its red flag (`red_flag`) and the fever rules of a "when does a fever need a doctor" reply
+    (`fever_rules`). Why: numbers are grounded in what the answer quotes ("1분에 130회", "5일 이상"), and
+    this text is the table's, not a label's."""
+    ids = [trace["red_flag"]["rule"]] if isinstance(trace.get("red_flag"), dict) else []
+    ids += [r for r in trace.get("fever_rules") or () if isinstance(r, str)]
+    return advice_texts(ids)

@@ -20,6 +20,7 @@ and costs nothing here.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -396,6 +397,75 @@ def _bound_age(sentence: str, start: int, end: int) -> str | None:
     before = sentence[max(0, start - 12):start]
     m = re.search(rf"(?P<r>{_ROLE}){_SUBJECT_PARTICLE}?\s*(?:올해\s*|이제\s*|지금\s*|나이\s*)?$", before)
     return m.group("r") if m else None
+
+
+# --- whose facts: what the profile memory keeps for whom -----------------------------------------
+_BARE_ROLE = re.compile(rf"(?<![가-힣])(?P<role>{_ROLE})(?![가-힣])")
+
+
+def _markers(sentence: str) -> list[tuple[int, str]]:
+    """(position, who) of every subject the sentence names: a role as subject, or the writer."""
+    writer_role = _WRITER_ROLE.search(sentence)
+    found: list[tuple[int, str]] = []
+    for m in _ROLE_SUBJECT.finditer(sentence):
+        word = m.group("role") or m.group("role2")
+        inside = writer_role is not None and writer_role.start() <= m.start() < writer_role.end()
+        if word in _ROLE_WORDS and not inside:
+            found.append((m.start(), _ROLE_WORDS[word]))
+    if writer_role:
+        found.append((writer_role.start(), "self"))
+    found.extend((m.start(), "self") for m in _WRITER.finditer(sentence))
+    return sorted(found)
+
+
+def _sentence_subject(sentence: str) -> str | None:
+    """Whom one sentence is about, or None when it does not say: a role or the writer as its subject
+    (`_owner`), a child being fed ("먹여요", "먹일"), or a role word standing alone ("5살 아이 해열제")."""
+    who, _ = _owner(sentence, ("", ""))
+    if who:
+        return who
+    if _FEEDING.search(sentence):
+        return "child"
+    bare = [_ROLE_WORDS[m.group("role")] for m in _BARE_ROLE.finditer(sentence)
+            if not _WRITER_ROLE.match(sentence, m.start())]
+    return bare[0] if bare else None
+
+
+def message_subject(text: str) -> str | None:
+    """Whom a message is about: a relative it speaks of (the one named most), "self" when the writer
+    speaks only of themselves, None when it does not say ("하루에 몇 번 먹어요?": the conversation's
+    person so far)."""
+    said = [who for s in split_sentences(text) or [text] if (who := _sentence_subject(s))]
+    relatives = [w for w in said if w != "self"]
+    if relatives:
+        return max(dict.fromkeys(relatives), key=relatives.count)
+    return "self" if said else None
+
+
+def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self") -> tuple[SlotItem, ...]:
+    """`slots` with `about` set to whom each fact is about, so the profile memory keeps a child's age
+    apart from the writer's. A fact goes to the subject named last before it in its sentence ("저는
+    35세고 아이는 5살이에요"), an age or sex to the role it is bound to ("5살 아이", "6살 된 아들"), a
+    pregnancy or nursing to the writer unless a spouse's or parent's; a fact whose sentence names no
+    one goes to the message's subject, else to `default` (the conversation's person so far)."""
+    sentences = split_sentences(text) or [text]
+    subject = message_subject(text) or default
+    out: list[SlotItem] = []
+    for item in slots:
+        about = subject
+        home = next((s for s in sentences if item.text and item.text in s), None)
+        if home is not None:
+            at = home.index(item.text)
+            before = [who for pos, who in _markers(home) if pos <= at]
+            about = before[-1] if before else (_sentence_subject(home) or subject)
+            if item.slot_type == "demographics" and (bound := _bound_age(home, at, at + len(item.text))):
+                about = _ROLE_WORDS[bound]
+            elif item.name == "gender" and (role := _BARE_ROLE.search(item.text)):
+                about = _ROLE_WORDS[role.group("role")]
+        if item.name in ("pregnancy", "breastfeeding") and about not in ("spouse", "parent", "sibling"):
+            about = "self"    # "모유수유 중인데 아기가 …": the writer nurses, not the child
+        out.append(item if item.about == about else dataclasses.replace(item, about=about))
+    return tuple(out)
 
 
 @dataclass

@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 SlotType = Literal["demographics", "conditions", "symptoms", "medications", "vitals", "labs"]
 SLOT_TYPES: tuple[str, ...] = ("demographics", "conditions", "symptoms", "medications", "vitals", "labs")
+# Whom a fact is about. A parent asking for a child states the child's age ("5살 아이 해열제 얼마나
+# 먹여요?"); remembered as the writer's own, the next question about the writer was read as a
+# 5-year-old's. The writer is "self"; the relatives are the roles the post reader knows.
+PERSONS: tuple[str, ...] = ("self", "child", "parent", "spouse", "sibling")
 
 
 @dataclass(frozen=True)
@@ -30,12 +34,15 @@ class SlotItem:
     text: str = ""                 # the surface span in the user's message
     source: str = "regex"          # "regex" | "medcat"
     confidence: float = 1.0
+    about: str = "self"            # whom the fact is about: the writer, or a relative (PERSONS)
 
     def __post_init__(self) -> None:
         if self.slot_type not in SLOT_TYPES:
             raise ValueError(f"slot_type must be one of {SLOT_TYPES}, got {self.slot_type!r}")
         if not self.name:
             raise ValueError("name must not be empty")
+        if self.about not in PERSONS:
+            raise ValueError(f"about must be one of {PERSONS}, got {self.about!r}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,8 @@ Two kinds of slot:
   - outside it, it is a new measurement and replaces the old one (vitals and labs: the latest
     wins; the profile carries the current measurement, not a history).
   Demographics have no tolerance: a different age or gender replaces the stored one.
+- facts about different people (`SlotItem.about`: the writer, a child …) never match: a child's
+  age does not replace the writer's.
 - multi-valued slots (conditions, symptoms, medications) hold many facts: two items are the same
   fact when they share a concept id, or when their names are the same after normalisation or
   nearly so (difflib ratio >= 0.9, e.g. "Tylenol" / "tylenol " / "타이레놀정" vs "타이레놀 정").
@@ -66,7 +68,7 @@ def names_match(new: str, old: str) -> bool:
 
 def same_fact(new: SlotItem, old: SlotItem) -> bool:
     """Whether `new` states the same fact as the stored `old` (see the module docstring)."""
-    if new.slot_type != old.slot_type:
+    if new.slot_type != old.slot_type or new.about != old.about:   # a child's fever is not the writer's
         return False
     same_concept = bool(new.concept_id) and new.concept_id == old.concept_id
     if new.slot_type in SINGLE_VALUED_SLOTS:  # one value per name: the value must agree too
@@ -78,7 +80,8 @@ def supersedes(new: SlotItem, old: SlotItem) -> bool:
     """Whether storing `new` updates the stored `old`'s row (restated or replaced) rather than adds one."""
     if same_fact(new, old):
         return True
-    return new.slot_type == old.slot_type and new.slot_type in SINGLE_VALUED_SLOTS and new.name == old.name
+    return (new.slot_type == old.slot_type and new.slot_type in SINGLE_VALUED_SLOTS and new.name == old.name
+            and new.about == old.about)
 
 
 def merge(old: SlotItem, new: SlotItem) -> SlotItem:

@@ -220,11 +220,19 @@ class ProfileStore:
         """Names of active conditions, medications and symptoms, for query rewriting."""
         return _terms(self.items(user_id, now))
 
-    def view(self, user_id: str, now: datetime | None = None) -> ProfileView:
-        """Summary, terms and item count from one read: an agent turn needs all three."""
+    def view(self, user_id: str, now: datetime | None = None, about: str | None = None) -> ProfileView:
+        """Summary, terms and item count from one read: an agent turn needs all three. With `about`
+        (a person, `SlotItem.about`) only that person's facts: a turn about the writer is not answered
+        with their child's age, nor a turn about the child with the writer's pregnancy."""
         when = _instant(now)
-        entries = self.items(user_id, when)
+        entries = [e for e in self.items(user_id, when) if about is None or e.item.about == about]
         return ProfileView(render_summary(entries, when), _terms(entries), len(entries))
+
+    def latest_subject(self, user_id: str, now: datetime | None = None) -> str:
+        """Whom the user's most recently stated active fact is about ("self" when none): the person a
+        message that names no one continues with ("저희 아이가 5살이에요" → "기침도 해요")."""
+        entries = self.items(user_id, now)
+        return max(entries, key=lambda e: e.stored_at).item.about if entries else "self"
 
     def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None,
                  epoch: int | None = None) -> bool:
@@ -311,9 +319,13 @@ class NullProfileStore:
         validate_user_id(user_id)
         return []
 
-    def view(self, user_id: str, now: datetime | None = None) -> ProfileView:
+    def view(self, user_id: str, now: datetime | None = None, about: str | None = None) -> ProfileView:
         validate_user_id(user_id)
         return ProfileView("", [], 0)
+
+    def latest_subject(self, user_id: str, now: datetime | None = None) -> str:
+        validate_user_id(user_id)
+        return "self"
 
     def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None,
                  epoch: int | None = None) -> bool:

@@ -25,6 +25,8 @@ _GENDER: dict[str, str] = {
 }
 _NO = {"no", "false", "0", "아니오", "아님", "none"}
 MEDICATIONS_LABEL = "복용 중인 약"  # the summary's list of what the user takes (yaksa.llm.offline.duplicates reads it)
+# the label of a relative's facts in the summary (the writer's have none)
+PERSON_LABELS: dict[str, str] = {"child": "자녀", "parent": "부모", "spouse": "배우자", "sibling": "형제자매"}
 _LIST_LABELS = (("conditions", "질환"), ("medications", MEDICATIONS_LABEL), ("symptoms", "증상"))
 
 
@@ -75,8 +77,19 @@ def _measurements(entries: Sequence[ProfileEntry], slot_type: str, now: datetime
 
 
 def render_summary(entries: Sequence[ProfileEntry], now: datetime) -> str:
-    """Sentences for the active entries, in a fixed order; "" when nothing is remembered."""
+    """Sentences for the active entries, in a fixed order, the writer's first and each relative's
+    under its label ("(자녀) 5세."); "" when nothing is remembered."""
     active = [e for e in entries if e.active]
+    people = dict.fromkeys(["self", *(e.item.about for e in active)])
+    parts = []
+    for about in people:
+        text = _person_summary([e for e in active if e.item.about == about], now)
+        if text:
+            parts.append(text if about == "self" else f"({PERSON_LABELS[about]}) {text}")
+    return " ".join(parts)
+
+
+def _person_summary(active: Sequence[ProfileEntry], now: datetime) -> str:
     sentences: list[str] = []
     if demo := _demographics(active):
         sentences.append(demo)

@@ -10,7 +10,7 @@ citations* rather than to a ranked list:
   generator was given (answered items only).
 - `number_grounding`: the share of dose-like numbers with a unit in the answer ("500mg", "1일 3회")
   found in the documents it cites, or in the red-flag table's advice the turn quoted
-  (`red_flags.quoted_advice`; items whose answer holds such numbers).
+  (`answer_checks.quoted_advice`; items whose answer holds such numbers).
 - `safety_sentence`: the consult line is there (answered items; statements the agent only
   acknowledges and greetings carry no claims and are not scored on the three answer metrics).
 - `first_ok`, `share`, `intent_ok` (+ `abstain_ok`): the natural-question relevance checks on the
@@ -37,12 +37,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks
+from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks, quoted_advice
 from yaksa.evaluation.natural_ko import Hit, score_question
 from yaksa.evaluation.urgent import urgent_first
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION
-from yaksa.scope.red_flags import quoted_advice
 
 LOWER_IS_BETTER = frozenset({"latency_ms", "llm_calls"})
 INFORMATIONAL = frozenset({"llm_calls"})  # reported, never gated

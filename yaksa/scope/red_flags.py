@@ -283,10 +283,11 @@ class RedFlagTable:
                 return rule
         raise KeyError(rule_id)
 
-    def check(self, text: str) -> RedFlag | None:
+    def check(self, text: str | ReadMessage) -> RedFlag | None:
         """The first emergency rule (in table order) the message meets, else the first `today` rule, else
-        the first `soon` rule, or None. A rule no more urgent than the one found is not tried."""
-        msg = ReadMessage(self, text)
+        the first `soon` rule, or None. A rule no more urgent than the one found is not tried. `text` may
+        be a message already read (`read_message`), which is then not read again."""
+        msg = text if isinstance(text, ReadMessage) and text.table is self else ReadMessage(self, str(text))
         if not msg.text:
             return None
         found: RedFlag | None = None
@@ -722,16 +723,12 @@ def red_flag_decision(flag: RedFlag, decision: ScopeDecision) -> ScopeDecision:
                          RED_FLAG_RULES)
 
 
-def quoted_advice(trace: dict[str, Any]) -> list[str]:
-    """The advice texts (both languages) of the rules a turn's answer quoted, as its trace names them: its red
-    flag (`red_flag`) and the fever rules of a "when does a fever need a doctor" reply (`fever_rules`). Why:
-    the answer checks ground numbers in what the answer quotes ("1분에 130회", "5일 이상"), and this text is the
-    table's, not a label's."""
-    ids = [trace["red_flag"]["rule"]] if isinstance(trace.get("red_flag"), dict) else []
-    ids += [r for r in trace.get("fever_rules") or () if isinstance(r, str)]
+def advice_texts(rule_ids: Iterable[str]) -> list[str]:
+    """The advice texts (both languages) of these rules, in order; ids the table does not hold are skipped
+    (a trace from an older table)."""
     table = load_table()
     known = {r.rule_id for r in table.rules}
-    return [text for i in ids if i in known for text in (table.rule(i).flag.advice_ko, table.rule(i).flag.advice_en)]
+    return [text for i in rule_ids if i in known for text in (table.rule(i).flag.advice_ko, table.rule(i).flag.advice_en)]
 
 
 def flag_of(rule_id: str) -> RedFlag:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from yaksa.scope.red_flags import RedFlag, load_table, read_message
+from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
 
 # in the order the reply lists them: by age, then the signs, then how long
 CHILD_FEVER_RULES = ("fever_under_3_months", "fever_3_to_6_months", "child_fever_red", "child_fever_amber",
@@ -35,14 +35,13 @@ _ASKS_WHEN_KO = re.compile(
 _ASKS_WHEN_EN = re.compile(
     r"\b(?:when|what\s+temperature|how\s+high)\b.{0,60}\b(?:doctor|hospital|gp|a\s*&\s*e|emergency|er|worry|worried"
     r"|too\s+high|dangerous|seek)\b")
-_PREGNANT = re.compile(r"임신|임산부|임부|pregnan")
 
 
-def rules_asked(text: str) -> tuple[RedFlag, ...] | None:
+def rules_asked(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
     """The rules whose advice answers a question about when a fever needs a doctor, for the person it
     is about, in reply order; None when the message does not ask that (no un-negated fever, or no
-    "when / how high")."""
-    msg = read_message(text)
+    "when / how high"). `text` may be the message as the red-flag check already read it."""
+    msg = text if isinstance(text, ReadMessage) else read_message(text)
     if not msg.text or not msg.has("fever"):
         return None
     if not (_ASKS_WHEN_KO.search(msg.text) or (msg.latin and _ASKS_WHEN_EN.search(msg.text))):
@@ -55,6 +54,8 @@ def rules_asked(text: str) -> tuple[RedFlag, ...] | None:
         rules = [r for r in rules if r.age_days is None or not ages
                  or any(r.age_days[0] <= d < r.age_days[1] for d in ages)]
     else:
-        ids = (PREGNANCY_FEVER_RULES if _PREGNANT.search(msg.text) else ()) + ADULT_FEVER_RULES
+        # the table's own pregnancy term ("임신 중", "임산부"; not "임신 가능성", "임신 아니에요")
+        pregnant = msg.has("pregnant") and not msg.has("not_pregnant")
+        ids = (PREGNANCY_FEVER_RULES if pregnant else ()) + ADULT_FEVER_RULES
         rules = [table.rule(r) for r in ids]
     return tuple(r.flag for r in rules)

@@ -47,6 +47,26 @@ def particle(word: str, with_final: str, without_final: str) -> str:
     return with_final if has_final(word) else without_final
 
 
+_RIEUL = 8                               # the final-consonant index of ㄹ in a syllable
+_DIGIT_RIEUL = frozenset("178")          # 일, 칠, 팔
+
+
+def ends_in_rieul(word: str) -> bool:
+    """Does the word end in ㄹ when read aloud ("타이레놀", "1", "oil")? It takes 로, like a vowel."""
+    word = re.sub(r"[^0-9A-Za-z가-힣]+$", "", word)
+    if not word:
+        return False
+    last = word[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - 0xAC00) % 28 == _RIEUL
+    return last in _DIGIT_RIEUL or last.lower() == "l"
+
+
+def with_ro(word: str) -> str:
+    """`word` with 으로/로 (by, as, to): 로 after a vowel or ㄹ ("타이레놀로", "시럽으로", "해열제로")."""
+    return word + ("으로" if has_final(word) and not ends_in_rieul(word) else "로")
+
+
 def with_particle(word: str, with_final: str, without_final: str) -> str:
     """`word` followed by its particle (`particle`): "타이레놀" + 은/는 → "타이레놀은", "항생제" + 을/를 → "항생제를"."""
     return word + particle(word, with_final, without_final)

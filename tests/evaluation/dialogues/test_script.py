@@ -234,16 +234,15 @@ def test_turn2_symptom_question_and_its_gold(drugs: list[DrugRow]) -> None:
 
 
 def test_korean_particles_agree_with_the_last_sound(drugs: list[DrugRow]) -> None:
-    from yaksa.evaluation.dialogues.script import _ro
-    from yaksa.text.hangul import with_particle
+    from yaksa.text.hangul import with_particle, with_ro
 
     assert with_particle("고혈압", "이", "가") == "고혈압이" and with_particle("당뇨 전단계", "이", "가") == "당뇨 전단계가"
     assert with_particle("소부날캡슐200mg", "을", "를") == "소부날캡슐200mg을"
     assert with_particle("마이녹실액3%", "은", "는") == "마이녹실액3%는"
     assert with_particle("비타민B2", "이", "가") == "비타민B2가" and with_particle("엘씨500", "을", "를") == "엘씨500을"
-    assert _ro("천식") == "천식으로" and _ro("편두통") == "편두통으로" and _ro("뇌전증") == "뇌전증으로"
-    assert _ro("빈혈") == "빈혈로" and _ro("축농증") == "축농증으로" and _ro("조울증") == "조울증으로"
-    assert _ro("당뇨 전단계") == "당뇨 전단계로"
+    assert with_ro("천식") == "천식으로" and with_ro("편두통") == "편두통으로" and with_ro("뇌전증") == "뇌전증으로"
+    assert with_ro("빈혈") == "빈혈로" and with_ro("축농증") == "축농증으로" and with_ro("조울증") == "조울증으로"
+    assert with_ro("당뇨 전단계") == "당뇨 전단계로"
 
 
 def test_no_drugs_is_an_error() -> None:

@@ -7,6 +7,10 @@ symptom descriptions ("밤에 기침이 심해요") are questions and get an ans
 extracted slot (a fact the active extractor cannot see) is answered as a question rather than
 acknowledged as remembered. store_memory runs for questions too, so their slots (the symptom of
 "배탈 나서 설사해요", the drug of "와파린 먹는데 ...?") are remembered as well.
+
+Each fact is remembered for the person it is about (`attribute_slots`): "5살 아이 해열제 얼마나 먹여요?"
+stores a child's age, not the writer's, and the turn sees the profile of the person it is about (a
+message that names no one continues with the person of the last stated fact).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
+from yaksa.extraction.post_reader import attribute_slots
 
 
 def extract_slots(deps: AgentDeps):
@@ -40,10 +45,17 @@ def extract_slots(deps: AgentDeps):
 def store_memory(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         store = deps.store_for(state["flags"])
+        user = state["user_id"]
+        slots = state.get("slots") or []
+        # whom the turn is about: the person the message names, else the conversation's so far
+        subject = state["analysis"].subject
+        if subject is None:
+            subject = store.latest_subject(user)
+        facts = attribute_slots(state["question"], slots, default=subject)
         # nothing is written when the user's profile was erased since the turn began (its epoch changed)
-        changed = store.add(state["user_id"], state.get("slots") or [], epoch=state.get("erasure_epoch"))
-        view = store.view(state["user_id"])
-        turn.notes["memory"] = {"changed": changed, "items": view.count}
+        changed = store.add(user, facts, epoch=state.get("erasure_epoch"))
+        view = store.view(user, about=subject)
+        turn.notes["memory"] = {"changed": changed, "items": view.count, "about": subject}
         update: dict[str, Any] = {"profile_summary": view.summary, "profile_terms": view.terms}
         if state.get("intent") == "statement":
             update.update(answer=statement_reply(view.summary), citations=[], verified=False)

@@ -58,7 +58,6 @@ from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
-from yaksa.scope.when_to_go import rules_asked
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
 
@@ -76,27 +75,33 @@ def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: 
     return not _shares_a_word_with(question, citations)
 
 
-def _short_general_question(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+def _short_general_question(question: str, focus: Any, post: Any, citations: list[Citation],
+                            kind: str | None) -> bool:
     """A short Korean message whose focus is general (no drug, symptom or drug class), naming no medicine
-    and not asking about one, for which the search found something: what the two checks below share."""
+    and not asking about one, for which the search found something: what the two checks below share.
+    `kind` is the question's `question_kind` when the turn analysis has it (None: read here)."""
     if focus is None or focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
         return False
-    return not (post is not None and post.long) and bool(citations) and question_kind(question) != "medicine"
+    if (post is not None and post.long) or not citations:
+        return False
+    return (question_kind(question) if kind is None else kind) != "medicine"
 
 
-def side_effects_only(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+def side_effects_only(question: str, focus: Any, post: Any, citations: list[Citation],
+                      kind: str | None = None) -> bool:
     """A short general question (`_short_general_question`) about a complaint no label treats, whose search
     found nothing but side-effect sections that share its words ("가슴이 답답하고 심장이 벌렁거려요" got
     naproxen's side-effect lists): quoting them would read as an answer to what was asked."""
-    return (_short_general_question(question, focus, post, citations)
+    return (_short_general_question(question, focus, post, citations, kind)
             and all(c.metadata.get("section_key") == "side_effects" for c in citations))
 
 
-def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citation]) -> bool:
+def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citation],
+                     kind: str | None = None) -> bool:
     """A short general question (`_short_general_question`) none of whose found sections shares a content
     word with it ("고막체온만 높을 수 있나요?" got an eye ointment's dosing and a tonic's storage; "체온계 어떤 게
     정확해요?" naproxen's side effects): the labels do not answer it, and saying so is the answer."""
-    return (_short_general_question(question, focus, post, citations)
+    return (_short_general_question(question, focus, post, citations, kind)
             and not _shares_a_word_with(question, citations))
 
 
@@ -117,7 +122,7 @@ def unlabelled_post(focus: Any, post: Any) -> bool:
 
 
 def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any, post: Any,
-                         citations: list[Citation]) -> str | None:
+                         citations: list[Citation], kind: str | None = None) -> str | None:
     """Why the labels a first-round search found answer nothing the message asked, or None: the one decision
     over the four readings above, in the order they are tried (the first that holds names the reply and
     the trace's `post_answer`):
@@ -126,14 +131,18 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
       (`unanswered_by_labels`);
     - `post_care`: a long post about complaints no label treats, asking about no medicine (`unlabelled_post`);
     - `symptom_care`: a short general question whose search found only side-effect lists (`side_effects_only`);
-    - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`)."""
+    - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`).
+
+    `kind`: the question's `question_kind`, from the turn analysis (None: read here, once)."""
     if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
         return "nothing_named"
     if citations and unlabelled_post(focus, post):
         return "post_care"
-    if side_effects_only(question, focus, post, citations):
+    if kind is None:
+        kind = question_kind(question)
+    if side_effects_only(question, focus, post, citations, kind):
         return "symptom_care"
-    if unrelated_labels(question, focus, post, citations):
+    if unrelated_labels(question, focus, post, citations, kind):
         return "unrelated_labels"
     return None
 
@@ -186,8 +195,9 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
     focus, question = state["analysis"].focus, state["question"]
     # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
-    asks_a_medicine = focus is not None and focus.linking.mentions and question_kind(question) == "medicine"
-    if focus is not None and not asks_a_medicine and (fever_rules := rules_asked(question)):
+    analysis = state["analysis"]
+    asks_a_medicine = focus is not None and focus.linking.mentions and analysis.question_kind == "medicine"
+    if focus is not None and not asks_a_medicine and (fever_rules := analysis.fever_rules):
         return "fever_care", lambda text: fever_care_reply(text, fever_rules), {
             "fever_rules": [f.rule_id for f in fever_rules]}
     if focus is None or focus.mode != "general":
@@ -319,7 +329,8 @@ def retrieve(deps: AgentDeps):
                 # a named drug the data does not hold: say so, never answer from another product
                 update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
             elif (unanswered := labels_do_not_answer(state["question"], state.get("scope"), focus,
-                                                     state.get("post"), citations)) is not None:
+                                                     state.get("post"), citations,
+                                                     state["analysis"].question_kind)) is not None:
                 # the labels the search found answer nothing the message asked: say so, quoting none
                 turn.notes["post_answer"] = unanswered
                 update.update(no_evidence=True, answer=_UNANSWERED_REPLIES[unanswered](state, focus), citations=[],

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from yaksa.corpus.mfds_easy_drug import clean_text, split_product_name
 from yaksa.corpus.rawio import one_line
 from yaksa.evaluation.dialogues.personas import Entry, KoMapping, Persona, load_mapping
-from yaksa.text.hangul import with_particle
+from yaksa.text.hangul import with_particle, with_ro
 
 TURN_KINDS: tuple[str, ...] = ("facts", "symptom_question", "new_fact", "caution_question", "follow_up")
 REASONS: tuple[str, ...] = ("pregnancy", "condition", "age")   # priority order for turn 4
@@ -158,13 +158,6 @@ def load_drugs(csv_path: Path) -> list[DrugRow]:
 
 
 # ------------------------------------------------------------------------------- Korean particles
-
-
-def _ro(word: str) -> str:
-    """-으로/-로: a final ㄹ takes 로 like a vowel."""
-    last = re.sub(r"[^가-힣]+$", "", word)[-1:] or "가"
-    final = (ord(last) - 0xAC00) % 28 if "가" <= last <= "힣" else 0
-    return word + ("으로" if final not in (0, 8) else "로")
 
 
 def _copula(word: str) -> str:
@@ -460,7 +453,7 @@ def _turn1(persona: Persona, mapping: KoMapping, conditions: Sequence[tuple[str,
     if nouns:
         listed = _join([k for k, _ in nouns], rng)
         sentences.append(_pick(rng, _CHILD_CONDITIONS if child else _CONDITIONS).format(
-            list=listed, list_iga=with_particle(listed, "이", "가"), list_ro=_ro(listed)))
+            list=listed, list_iga=with_particle(listed, "이", "가"), list_ro=with_ro(listed)))
     for korean, entry in conditions:
         if entry.say:
             sentences.append(entry.say.rstrip(".") + ".")

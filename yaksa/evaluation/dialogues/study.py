@@ -27,7 +27,7 @@ from typing import Any
 
 from yaksa.agent.api import TurnResult
 from yaksa.config import Settings
-from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks
+from yaksa.evaluation.answer_checks import ACKNOWLEDGED, answer_checks, quoted_advice
 from yaksa.evaluation.dialogues.metrics import (
     Fact,
     follow_up_resolved,
@@ -36,7 +36,6 @@ from yaksa.evaluation.dialogues.metrics import (
     profile_recall,
 )
 from yaksa.retrieval.loader import LoadedBundle
-from yaksa.scope.red_flags import quoted_advice
 
 REFERENCE = "full_context_engineering"
 ELDERLY_AGE, CHILD_AGE = 65, 12

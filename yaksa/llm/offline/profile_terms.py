@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from yaksa.memory.profile_summary import PERSON_LABELS
 from yaksa.text.lexical import terms
 
 ELDERLY_AGE = 65
@@ -31,7 +32,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 # The summary's own labels are not facts about the user; and current symptoms are why they take a
 # medicine, not a caution for them (a side-effect list naming 두통 is no warning for a headache).
 _SYMPTOMS = re.compile(r"증상:[^.]*\.?")
-_LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결과", "방금", "시간"})
+_LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결과", "방금", "시간", *PERSON_LABELS.values()})
 # generic heads of compound condition names: alone they match any label's "의식장애" or "시각장애", so the
 # whole name is the term ("공황장애", "간장애")
 _GENERIC_HEADS = ("장애", "증후군")
