@@ -62,6 +62,17 @@ def test_sentences_split_at_spoken_endings_but_not_decimals_or_doubt_marks() -> 
     assert parts == ["열이 37.5도예요", "해열제를 먹였는데요", "관장약?을 넣었던 적이 있어요"]
 
 
+def test_a_question_mark_glued_to_the_next_word_is_a_hesitation_unless_a_sentence_ends_there() -> None:
+    """"20개월쯤?부터 …" was cut in two and "20개월쯤?" read as the post's question."""
+    assert split_sentences("20개월쯤?부터 기침을 해요") == ["20개월쯤?부터 기침을 해요"]
+    assert split_sentences("하루에 두갑?정도 피워요") == ["하루에 두갑?정도 피워요"]
+    assert split_sentences("대장암이 발생하나여?대장암이 의심돼요") == ["대장암이 발생하나여?", "대장암이 의심돼요"]
+    assert split_sentences("괜찮을까요? 약은 먹었어요") == ["괜찮을까요?", "약은 먹었어요"]
+    reading = read_post("아이가 열이 있어요. 일주일 전?부터 기침을 합니다. 해열제는 먹였어요. 밤에는 잘 자요.")
+    assert "일주일 전?부터 기침을 합니다." in reading.sentences
+    assert not any("전?" in q.text for q in reading.questions)   # a glued "?" asks nothing
+
+
 def test_adult_writer_with_a_stated_age() -> None:
     reading = read_post(ADULT_FEVER, _linker({"타이레놀": ""}))
     person = reading.person

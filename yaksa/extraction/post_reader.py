@@ -39,9 +39,13 @@ DAYS_PER_MONTH = 30.4
 
 # --- sentences -----------------------------------------------------------------------------------
 # Punctuation ends a sentence (not a decimal point: "37.5도"); so does a spoken ending followed by a
-# space, since many posts have no punctuation at all ("열이 나요 해열제를 먹였는데요 …").
+# space, since many posts have no punctuation at all ("열이 나요 해열제를 먹였는데요 …"). A "?" glued to the
+# next word is a hesitation, not an end, unless what precedes it ends like a sentence: "20개월쯤?부터",
+# "두갑?정도", "질염?인가" go on; "발생하나여?대장암이" ends. (Split there, "20번?" became a question.)
+_ENDS_LIKE_A_SENTENCE = "요여까나지니죠쵸냐래야어아다네데가고게"
 _BOUNDARY = re.compile(
-    r"(?<=[?!…])(?!(?:을|를|이|가|은|는|도|로|으로|인지)\s)\s*|(?<=\.)(?!\d)\s*|\n+"
+    r"(?<=[?!…])(?!(?:을|를|이|가|은|는|도|로|으로|인지)\s)"
+    rf"(?!(?<=[가-힣][?])(?<![{_ENDS_LIKE_A_SENTENCE}][?])[가-힣])\s*|(?<=\.)(?!\d)\s*|\n+"
     r"|(?<=[어아여해돼워에네세죠까나가데지래니써봐져쳐켜혀겨줘와러라예게대서구고]요)\s+"
     r"|(?<=[니았었했였겠는된한인있없같]다)\s+"
 )
@@ -49,7 +53,7 @@ _ONLY_MARKS = re.compile(r"^[\s.?!…~ㅠㅜㅋㅎ^;:,'\"*-]*$")
 
 # --- questions -----------------------------------------------------------------------------------
 _QUESTION = re.compile(
-    r"\?|나요|까요|가요|는지|은지|을지|인지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
+    r"\?(?![가-힣])|나요|까요|가요|는지|은지|을지|인지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
     r"|궁금|되나|되요\s*$|돼요\s*$|는가|인가|건가|나\s*$|까\s*$"
     r"|알려\s*주|알려주|추천\s*(?:해|좀|부탁)|가르쳐|말씀\s*(?:해\s*)?주|조언\s*(?:좀\s*)?부탁|어떻게\s*(?:해야|하면|하나)|어떡"
 )
