@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from yaksa.agent.followup import bare_name, clarify_reply, referring_expression, resolve, with_particle
+from yaksa.agent.followup import (
+    bare_name,
+    clarify_reply,
+    elliptical,
+    follows_an_answer,
+    referring_expression,
+    resolve,
+    with_particle,
+)
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.llm.safety import SAFETY_LINE_KO
 
@@ -167,3 +175,39 @@ def test_two_users_asking_the_same_follow_up_each_get_their_own_drug(make_runner
     # nothing earlier, but the message names what it is about: answered as asked, not questioned back
     named = runner.run("이거 먹고 졸리면 어떡해요? 페니라민정이요", "user-e")
     assert named.trace["intent"] == "question" and PHENIRAMINE in _cited(named)
+
+
+def test_a_question_that_leaves_its_drug_out_continues_the_last_answer(make_runner) -> None:
+    """"하루에 몇 번까지 돼요?" right after an answer about 페니라민정 was refused as off-topic: it names
+    nothing medical. It continues the conversation's drug; with no answer before it, it is still refused."""
+    runner = make_runner()
+    first = runner.run("페니라민정 먹어도 돼요?", "u")
+    assert not first.blocked and "[문서" in first.answer
+    follow = runner.run("하루에 몇 번까지 돼요?", "u")
+    assert not follow.blocked
+    assert follow.trace["followup"]["implicit"] and follow.trace["followup"]["referent"]["name"] == "페니라민정"
+    assert follow.citations and all("페니라민" in c.title for c in follow.citations[:1])
+
+    assert runner.run("하루에 몇 번까지 돼요?", "stranger").blocked          # nothing to continue
+    assert runner.run("오늘 날씨 어때요?", "u").blocked                    # not a question about a medicine
+    assert runner.run("주식 하루에 몇 번까지 사도 돼요?", "u").blocked       # another domain's cue
+
+
+@pytest.mark.parametrize(("question", "leaves_out"), [
+    ("하루에 몇 번까지 돼요?", True), ("부작용은요?", True), ("임산부도 먹어도 돼요?", True), ("식후에 먹어요?", True),
+    ("그 약은 하루에 몇 번?", False),          # a pointer, read by `referring_expression`
+    ("오늘 날씨 어때요?", False), ("하루에 몇 번까지 돼요? " * 4, False),   # nothing about a medicine; too long
+    ("운전 연수 몇 번 받아야 해요?", False), ("커피랑 같이 먹어도 돼요?", True),  # every word about taking it
+])
+def test_elliptical_questions(question: str, leaves_out: bool) -> None:
+    assert elliptical(question) == leaves_out
+
+
+def test_an_elliptical_question_gets_the_last_turns_drug_in_front(catalog: DrugCatalog) -> None:
+    history = turns(("페니라민정 먹어도 돼요?", CITED_PHENIRAMINE))
+    assert follows_an_answer(history) and not follows_an_answer(turns(("안녕", "안녕하세요!")))
+    r = resolve("하루에 몇 번까지 돼요?", history, catalog.link, implicit=True)
+    assert r.implicit and r.refers_back and r.question == "페니라민정은 하루에 몇 번까지 돼요?"
+    assert r.referent is not None and r.referent.source == "question"
+    assert not resolve("하루에 몇 번까지 돼요?", [], catalog.link, implicit=True).refers_back   # as asked
+    assert not resolve("하루에 몇 번까지 돼요?", history, catalog.link).refers_back             # not implicit

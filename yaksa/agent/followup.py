@@ -30,6 +30,7 @@ from typing import Any
 from yaksa.lexicon.linking import Linking
 from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
 from yaksa.text.hangul import has_final, with_ro
+from yaksa.text.lexical import terms
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle
 MAX_CANDIDATES = 4                       # drugs listed when asking which one was meant
@@ -57,6 +58,15 @@ _REFERRING = re.compile(
     r"(?!(?!요)[가-힣])"            # the word ends here ("그 약은요?" too), so "그 약국", "이것저것" do not count
 )
 _PARENS = re.compile(r"\([^)]*\)|\[[^]]*\]")
+# A question that leaves its drug out because the conversation just named it: "하루에 몇 번까지 돼요?",
+# "부작용은요?", "임산부도 먹어도 돼요?". Refused as off-topic on its own (P 0.2: it names nothing medical),
+# it is the most ordinary next question a patient asks. Short, and about taking a medicine.
+ELLIPTICAL_MAX_CHARS = 30
+_ELLIPTICAL = re.compile(
+    r"몇\s*(?:번|알|회|정|포|개|봉|방울|ml|mL|시간|일)|얼마나\s*(?:먹|복용|발라|뿌려|붙|써|자주|간격)|하루에?\s*(?:몇|최대|한)|부작용"
+    r"|(?:같이|함께)\s*(?:먹|복용|써)|식전|식후|공복|빈속|먹어도|먹여도|드셔도|발라도|복용해도|써도|붙여도|먹으면|먹이면"
+    r"|(?:임산부|임부|아이|애기|아기|어린이|노인|수유부?)(?:는|도|한테|에게)\s*(?:요|먹|괜찮|돼|되)|술(?:이랑|하고|과|\s*마시)"
+    r"|용량|용법")
 
 
 @dataclass(frozen=True)
@@ -80,16 +90,18 @@ class Resolution:
     referent: Referent | None = None
     candidates: tuple[str, ...] = ()     # several drugs in the turn it refers to: ask which one
 
+    implicit: bool = False               # an elliptical follow-up: the drug left out, not pointed at
+
     @property
     def refers_back(self) -> bool:
-        return bool(self.expression)
+        return bool(self.expression) or self.implicit
 
     @property
     def resolved(self) -> bool:
         return self.referent is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {"expression": self.expression, "resolved": self.resolved,
+        return {"expression": self.expression, "implicit": self.implicit, "resolved": self.resolved,
                 "referent": self.referent.to_json() if self.referent else None,
                 "candidates": list(self.candidates), "question": self.question}
 
@@ -179,13 +191,40 @@ def _rewrite(question: str, match: re.Match[str], name: str) -> str:
     return question[: match.start()] + replaced + question[match.end():]
 
 
-def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None) -> Resolution:
-    """The drug `question` refers back to, from the user's own history (see the module doc)."""
+# every content word of such a question is about taking a medicine: "운전 연수 몇 번 받아야 해요?" names 운전
+# and 연수 and is not one ("커피랑 같이 먹어도 돼요?" is: what it is taken with)
+FOLLOWUP_WORDS = frozenset({
+    "하루", "최대", "최소", "용량", "용법", "얼마", "부작용", "효과", "임산부", "임부", "수유부", "수유", "아이", "애기",
+    "아기", "어린이", "소아", "노인", "식후", "식전", "공복", "빈속", "같이", "함께", "자주", "간격", "시간", "한번",
+    "며칠", "계속", "복용", "커피", "우유", "음주", "자몽", "주스", "졸음"})
+
+
+def elliptical(question: str) -> bool:
+    """A short question about taking a medicine that names none and points at none ("하루에 몇 번까지
+    돼요?"): it continues the conversation's drug. The caller checks that it names no drug, symptom or
+    drug class (its focus is general)."""
+    text = question.strip()
+    return (len(text) <= ELLIPTICAL_MAX_CHARS and referring_expression(text) is None
+            and _ELLIPTICAL.search(text) is not None and set(terms(text)) <= FOLLOWUP_WORDS)
+
+
+def follows_an_answer(history: Sequence[dict[str, str]]) -> bool:
+    """Whether the conversation's last turn was answered from the documents (a cited answer): only then
+    can a question that leaves its drug out continue it."""
+    turns = _turns_newest_first(history)
+    return bool(turns) and CITATION.search(turns[0][1]) is not None
+
+
+def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None,
+            implicit: bool = False) -> Resolution:
+    """The drug `question` refers back to, from the user's own history (see the module doc). With
+    `implicit` (an `elliptical` question) the drug of the last turn is put in front of the question
+    ("하루에 몇 번까지 돼요?" → "타이레놀은 하루에 몇 번까지 돼요?"); found nowhere, the question stays as asked."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty string")
     match = referring_expression(question)
     if match is None:
-        return Resolution(question)
+        return _resolve_implicit(question, history, link) if implicit and link is not None else Resolution(question)
     expression = match.group(0).strip()
     if link is None:   # a bundle without drug products: nothing to resolve against
         return Resolution(question, expression)
@@ -200,6 +239,19 @@ def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None)
             if drugs:
                 return Resolution(question, expression, candidates=tuple(drugs[:MAX_CANDIDATES]))
     return Resolution(question, expression)
+
+
+def _resolve_implicit(question: str, history: Sequence[dict[str, str]], link: Link) -> Resolution:
+    """An elliptical question's drug: the one drug of the last turn that names any (its question's, else
+    its cited answer's); several: the user is asked which; none: the question as asked."""
+    for back, (asked, answered) in enumerate(_turns_newest_first(history), start=1):
+        for source, drugs in (("question", _question_drugs(asked, link)), ("answer", _answer_products(answered, link))):
+            if len(drugs) == 1:
+                standalone = f"{with_particle(drugs[0], 'topic')} {question.strip()}"
+                return Resolution(standalone, referent=Referent(drugs[0], source, back), implicit=True)
+            if drugs:
+                return Resolution(question, candidates=tuple(drugs[:MAX_CANDIDATES]), implicit=True)
+    return Resolution(question)
 
 
 def clarify_reply(resolution: Resolution) -> str:

@@ -7,6 +7,9 @@ history is read, and the shared response cache must only ever see the standalone
 generation, verification) works on the standalone `question`, and the history keeps it too, so a
 follow-up to a follow-up ("그 약은 하루에 몇 번?" … "그거 와파린이랑 같이 먹어도 돼요?") still means the same drug. A pointer with nothing earlier to point at is answered as asked when the message
 itself names a drug or a drug class ("이거 먹고 운전해도 됨? 감기약임"), else the user is asked which drug.
+
+A question that leaves its drug out ("하루에 몇 번까지 돼요?", "부작용은요?": `leaves_its_drug_out`) is read
+the same way, the drug put in front of it; one with nothing earlier to continue is answered as asked.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.followup import clarify_reply, referring_expression, resolve
+from yaksa.agent.followup import clarify_reply, elliptical, referring_expression, resolve
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import is_long
 
@@ -22,11 +25,12 @@ from yaksa.extraction.post_reader import is_long
 def resolve_followup(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         question = state["question"]
-        if referring_expression(question) is None:   # most questions: no history read at all
+        implicit = referring_expression(question) is None and leaves_its_drug_out(question, state["analysis"])
+        if referring_expression(question) is None and not implicit:   # most questions: no history read at all
             return {}
         history = deps.store_for(state["flags"]).recent_turns(state["user_id"], deps.params.history_turns)
         catalog = deps.searcher.catalog
-        resolution = resolve(question, history, catalog.link if catalog is not None else None)
+        resolution = resolve(question, history, catalog.link if catalog is not None else None, implicit=implicit)
         turn.notes["followup"] = resolution.to_json()
         if not resolution.refers_back:
             return {}
@@ -43,3 +47,12 @@ def resolve_followup(deps: AgentDeps):
         # no referent, or several: ask which drug rather than answer about a guess
         return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False}
     return run
+
+
+def leaves_its_drug_out(question: str, analysis: Any) -> bool:
+    """An `elliptical` question ("하루에 몇 번까지 돼요?") whose focus names no drug, symptom or drug class:
+    it continues the conversation's drug."""
+    if not elliptical(question):
+        return False
+    focus = analysis.focus
+    return focus.mode == "general" and not focus.linking.named and not focus.classes

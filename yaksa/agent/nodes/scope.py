@@ -10,6 +10,10 @@ answered, and the runner puts the urgent advice (119, 응급실, a doctor today)
 (`yaksa.agent.replies.with_red_flag`), cache hits included; the advice is also the first streamed
 token. The trace carries `red_flag: {rule, urgency}`.
 
+A refused question that leaves its drug out ("하루에 몇 번까지 돼요?") right after a cited answer in the
+user's own conversation passes as `continues_an_answer` (`resolve_followup` then puts the drug in front
+of it): the user's last turn is read for that, and nothing is written.
+
 Why first and not inside retrieval: a cached answer, an LLM call or a Tavily request made before the
 decision would already have handed the question to something that should not have it.
 """
@@ -19,14 +23,18 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
+from yaksa.agent.followup import follows_an_answer
+from yaksa.agent.nodes.followup import leaves_its_drug_out
 from yaksa.agent.replies import crisis_reply, harmful_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.scope.crisis import crisis_decision
+from yaksa.scope.cues import domain_cues
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request, is_harmful_refusal
 from yaksa.scope.red_flags import red_flag_decision
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
+CONTINUES_AN_ANSWER = "continues_an_answer"
 GREETING = ScopeDecision(True, "greeting", {}, "rules")
 
 
@@ -59,6 +67,9 @@ def scope(deps: AgentDeps):
             turn.notes["scope"] = GREETING.to_json()
             return {"scope": GREETING, "blocked": False, "greeting": True}
         decision = deps.scope.decide(state["question"]) if state["flags"].scope else GUARD_OFF
+        if not decision.in_scope and _continues_an_answer(deps, state, decision):
+            decision = ScopeDecision(True, CONTINUES_AN_ANSWER, {**decision.signals, "refused_by": decision.reason},
+                                     "rules:followup")
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
             return {"scope": decision, "blocked": False}
@@ -66,3 +77,16 @@ def scope(deps: AgentDeps):
         return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
                 "answer": reply(state["question"])}
     return run
+
+
+def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) -> bool:
+    """A refused question that leaves its drug out ("하루에 몇 번까지 돼요?"), names no other domain's cue, and
+    follows a cited answer in this user's conversation: it is about that answer's drug, not off-topic.
+    Only then is the history read; a harmful request stays refused."""
+    question = state["question"]
+    if is_harmful_refusal(decision.reason) or domain_cues(question):
+        return False
+    if not leaves_its_drug_out(question, state["analysis"]):
+        return False
+    history = deps.store_for(state["flags"]).recent_turns(state["user_id"], 1)
+    return follows_an_answer(history)
