@@ -281,6 +281,10 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
     # nursing is the writer's, though the sentence is about the baby
     assert _about("모유수유 중인데 아기가 열이 나요")["breastfeeding=yes"] == "self"
     assert _about("아내가 임신 중이에요")["pregnancy=yes"] == "spouse"
+    # a group asked about is no fact about anyone; a writer who is one is
+    assert _about("임산부도 먹어도 돼요?") == {} and _about("수유부는 괜찮나요?") == {}
+    assert _about("임산부인데 먹어도 돼요?") == {"pregnancy=yes": "self"}
+    assert _about("제가 임산부라서요") == {"pregnancy=yes": "self"}
     # a message that names no one: the conversation's person so far
     text = "혈압이 150/95예요"
     assert {s.about for s in attribute_slots(text, regex_slots(text), default="parent")} == {"parent"}
