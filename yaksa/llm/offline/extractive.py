@@ -115,18 +115,43 @@ def adult_only_products(evidence: Sequence[Citation]) -> frozenset[str]:
     return frozenset(adult)
 
 
-def adults_only_note(products: Sequence[str], korean: bool, dosing: Sequence[int] = ()) -> str:
+def adults_only_note(products: Sequence[str], korean: bool, dosing: Sequence[int] = (),
+                     cautions_quoted: bool = False) -> str:
     """What a question about a child hears when every product found is dosed for adults only: which, and
     that the label does not say a child may take it ("7살 아이가 … 페니라민 먹여도 돼요?" heard only that no
     document answers it), citing the dosing sections that show it (`dosing`: their numbers; "보나링 어린이도
-    먹어도 돼요?" cited nothing). It ends with the consult phrase and is the answer's closing paragraph."""
+    먹어도 돼요?" cited nothing). After the label's own sentences about children (`cautions_quoted`,
+    `child_cautions`) it sends the reader to them instead. It ends with the consult phrase and is the
+    answer's closing paragraph."""
     names = ", ".join(products[:3])
     cites = "".join(f" [문서 {n}]" for n in dosing)
     if korean:
+        if cautions_quoted:
+            return (f"{names}의 허가 정보에는 성인 용량만 있고 어린이 용량은 없습니다{cites}. 위 주의사항에서 아이의 "
+                    f"나이가 해당하는지 확인하시고, 아이에게 먹이기 전에 약사나 의사 등 {SAFETY_PHRASE}.")
         return (f"{names}의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어{cites}, 아이에게 먹여도 되는지는 이 "
                 f"자료로 답할 수 없습니다. 아이에게 먹이기 전에 약사나 의사 등 {SAFETY_PHRASE}.")
+    if cautions_quoted:
+        return (f"The labels of {names} give adult doses only and no dose for children{cites}; check the "
+                f"cautions above against the child's age. {SAFETY_LINE_EN}")
     return (f"The labels of {names} give adult doses only and no dose for children{cites}, so they cannot tell "
             f"whether a child may take it. {SAFETY_LINE_EN}")
+
+
+def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korean: bool) -> list[str]:
+    """The caution sentences of adult-only products that speak of children ("15세 미만의 소아는 이 약을
+    복용하지 마십시오"), one paragraph per cited section, long lists shortened to their child items.
+
+    Why: "아이한테 게보린정을 먹여도 될까요?" heard only that the label doses adults, while its 주의사항 says
+    which children must not take it at all: that sentence is the answer, quoted with its citation."""
+    paragraphs: list[str] = []
+    for c in evidence:
+        if c.title not in products or not is_caution(c):
+            continue
+        picked = [shortened_list(s, set(), ()) for s in sentences(c.text) if CHILD_WORDS.search(s)]
+        if picked:
+            paragraphs.append(_paragraph(c, picked, [], korean))
+    return paragraphs
 
 
 def _list_items(sentence: str) -> list[str]:
@@ -350,7 +375,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         if skip:   # it carries the consult line itself
             dosing = [c.n for c in evidence if c.title in skip and c.metadata.get("section_key") == "usage"]
-            return "\n\n".join([*note, adults_only_note(sorted(skip), korean, dosing)])
+            quoted = child_cautions(evidence, skip, korean)
+            return "\n\n".join([*note, *quoted, adults_only_note(sorted(skip), korean, dosing, bool(quoted))])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
