@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from yaksa.agent.nodes.retrieve import (
+    asks_about_a_disease,
+    labels_do_not_answer,
     side_effects_only,
     unanswered_by_labels,
     unlabelled_post,
@@ -200,3 +202,17 @@ def test_one_decision_names_why_the_labels_do_not_answer() -> None:
                                 [SIDE_EFFECTS]) == "symptom_care"
     drug = replace(general, mode="drug")
     assert labels_do_not_answer("알람 7시에 맞춰줘", scope(0.16), drug, None, [ANTACID]) is None
+
+
+def test_a_question_about_a_disease_in_general_is_told_where_disease_information_is() -> None:
+    """"고혈압 증상이 뭐예요?" heard "no medicine for the complaint you describe", as if the writer had it."""
+    from yaksa.agent.replies import DISEASE_INFO_SOURCE, disease_info_reply
+
+    for question in ("고혈압 증상이 뭐예요?", "당뇨 초기 증상", "당뇨병의 원인은?"):
+        assert asks_about_a_disease(question, _focus(), None), question
+        assert labels_do_not_answer(question, None, _focus(), None, [SIDE_EFFECTS]) == "disease_info"
+    for question in ("두통 원인이 뭐예요?", "고혈압약 부작용", "고혈압인데 타이레놀 먹어도 돼요?"):
+        assert not asks_about_a_disease(question, _focus(), None), question
+    assert not asks_about_a_disease("고혈압 증상이 뭐예요?", _focus(mentions=("타이레놀",)), None)
+    reply = disease_info_reply(("고혈압",))
+    assert reply.startswith("고혈압의 증상이나 원인") and DISEASE_INFO_SOURCE in reply and "전문가와 꼭 상담" in reply

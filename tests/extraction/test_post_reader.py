@@ -19,6 +19,7 @@ from yaksa.extraction.post_reader import (
     split_sentences,
 )
 from yaksa.extraction.regex_slots import regex_slots
+from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.linking import Linking
 
 ADULT_FEVER = ("안녕하세요 29살 여자입니다. 어제 저녁부터 열이 38도까지 오르고 온몸이 쑤셔요. 기침은 없고 목도 안 "
@@ -285,6 +286,11 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
     assert _about("임산부도 먹어도 돼요?") == {} and _about("수유부는 괜찮나요?") == {}
     assert _about("임산부인데 먹어도 돼요?") == {"pregnancy=yes": "self"}
     assert _about("제가 임산부라서요") == {"pregnancy=yes": "self"}
+    # nor is a disease asked about in general; one the writer has is
+    hypertension = [SlotItem("conditions", "고혈압", text="고혈압")]
+    assert attribute_slots("고혈압 증상이 뭐예요?", hypertension) == ()
+    assert [s.about for s in attribute_slots("고혈압이 있는데 타이레놀 먹어도 돼요?", hypertension)] == ["self"]
+    assert [s.about for s in attribute_slots("제가 고혈압 초기 증상이 있어요", hypertension)] == ["self"]
     # a message that names no one: the conversation's person so far
     text = "혈압이 150/95예요"
     assert {s.about for s in attribute_slots(text, regex_slots(text), default="parent")} == {"parent"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.conditions import find_conditions
+from yaksa.lexicon.conditions import conditions_followed_by, find_conditions
 from yaksa.lexicon.focus import analyse
 
 
@@ -31,3 +31,13 @@ def test_may_i_take_it_with_a_condition_asks_for_the_cautions() -> None:
     assert with_condition.to_json()["conditions"] == ["고혈압"]
     without = analyse("코감기약 먹어도 돼요?", None)
     assert without.intent.name == "efficacy" and without.conditions == ()
+
+
+def test_conditions_followed_by_a_word() -> None:
+    import re
+
+    asks = re.compile(r"\s*(?:의|은|이)?\s*(?:증상|원인)")
+    assert conditions_followed_by("고혈압 증상이 뭐예요?", asks) == ("고혈압",)
+    assert conditions_followed_by("당뇨 원인", asks) == ("당뇨병",)        # the preferred name
+    assert conditions_followed_by("혈압약 부작용", asks) == ()
+    assert conditions_followed_by("고혈압이 있는데 두통 증상", asks) == ()

@@ -16,6 +16,7 @@ from yaksa.llm.offline.extractive import CHILD_POPULATIONS, care_department, car
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
+from yaksa.text.hangul import with_particle
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -71,6 +72,20 @@ def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
     return ("The medicine labels I answer from name no medicine for this complaint, only other medicines' side "
             f"effects that share its words. Please see a doctor{' (a paediatrician for a child)' if child else ''} "
             f"to find the cause. {SAFETY_LINE_EN}")
+
+
+# where Korean disease information is, since the drug labels hold none (the KDCA's national health portal)
+DISEASE_INFO_SOURCE = "국가건강정보포털(health.kdca.go.kr)"
+
+
+def disease_info_reply(conditions: Sequence[str]) -> str:
+    """A short Korean question about a disease in general ("고혈압 증상이 뭐예요?", "당뇨 초기 증상"): the drug
+    labels hold no disease information, so none is quoted; where to read it, and to see a doctor. It got
+    "no medicine for the complaint you describe" before, as if the writer had the symptom."""
+    names = with_particle(", ".join(conditions[:3]), "의", "의")
+    return (f"{names} 증상이나 원인 같은 질환 정보는 이 서비스가 답하는 의약품 허가 정보에 없어 답으로 드리지 "
+            f"않습니다. {DISEASE_INFO_SOURCE}에서 질환 정보를 확인하시고, 걱정되는 증상이 있으면 병원에서 진료를 "
+            f"받으세요. {SAFETY_LINE_KO}")
 
 
 _GUIDELINE = re.compile(r"NICE (?:NG|CG)\d+|NICE CKS")

@@ -446,6 +446,8 @@ def message_subject(text: str) -> str | None:
     return "self" if said else None
 
 
+# a disease asked about in general, not had: "고혈압 증상이 뭐예요?", "당뇨 초기 증상", "통풍이란"
+ASKS_ABOUT_A_DISEASE = re.compile(r"\s*(?:의|은|는|이|가)?\s*(?:초기\s*)?(?:증상|원인|예방|합병증|진단\s*기준|치료법|이란|란)")
 # a group asked about, not a person described: "임산부도 먹어도 돼요?" (not "임산부인데", "제가 임산부라서")
 _GROUP_ASKED = re.compile(r"^(?:임산부|임부|수유부)$")
 _GROUP_PARTICLE = re.compile(r"\s*(?:도|는|은|가|이|한테|에게|의|용|들)(?![가-힣]*(?:예요|이에요|입니다|인데|이고))")
@@ -457,16 +459,20 @@ def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self")
     ("저는 35세고 아이는 5살이에요"), an age or sex to the role it is bound to ("5살 아이", "6살 된 아들"), a
     pregnancy or nursing to the writer unless a spouse's or parent's; a fact whose sentence names no
     one goes to the message's subject, else to `default` (the conversation's person so far). A group
-    asked about ("임산부도 먹어도 돼요?") is no fact about anyone and is left out."""
+    asked about ("임산부도 먹어도 돼요?") or a disease asked about in general ("고혈압 증상이 뭐예요?") is no
+    fact about anyone and is left out."""
     sentences = split_sentences(text) or [text]
     subject = message_subject(text) or default
     out: list[SlotItem] = []
     for item in slots:
         about = subject
         home = next((s for s in sentences if item.text and item.text in s), None)
-        if home is not None and _GROUP_ASKED.match(item.text) and not _WRITER.search(home) \
-                and _GROUP_PARTICLE.match(home, home.index(item.text) + len(item.text)):
-            continue
+        if home is not None and not _WRITER.search(home):
+            after = home.index(item.text) + len(item.text)
+            if _GROUP_ASKED.match(item.text) and _GROUP_PARTICLE.match(home, after):
+                continue
+            if item.slot_type == "conditions" and ASKS_ABOUT_A_DISEASE.match(home[after:]):
+                continue
         if home is not None:
             at = home.index(item.text)
             before = [who for pos, who in _markers(home) if pos <= at]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from functools import cache
 from importlib import resources
 
@@ -57,3 +58,17 @@ def find_conditions(text: str) -> tuple[str, ...]:
     compact = without_spaces(text)
     found = [preferred for name, preferred in _names() if name in compact]
     return tuple(dict.fromkeys(found))
+
+
+def conditions_followed_by(text: str, after: re.Pattern[str]) -> tuple[str, ...]:
+    """The preferred names of the conditions `text` names where a name is directly followed by `after`
+    (matched on the text with spaces removed): "고혈압 증상이 뭐예요?" with a "증상|원인" pattern gives 고혈압,
+    "혈압약 부작용" does not."""
+    compact = without_spaces(text)
+    found = [preferred for name, preferred in _names()
+             if any(after.match(compact, i + len(name)) for i in _positions(compact, name))]
+    return tuple(dict.fromkeys(found))
+
+
+def _positions(text: str, name: str) -> list[int]:
+    return [i for i in range(len(text)) if text.startswith(name, i)]

@@ -42,6 +42,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import (
     care_reply,
     cause_care_reply,
+    disease_info_reply,
     fever_care_reply,
     mind_care_reply,
     post_care_reply,
@@ -49,7 +50,8 @@ from yaksa.agent.replies import (
 )
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.post_reader import question_kind
+from yaksa.extraction.post_reader import ASKS_ABOUT_A_DISEASE, question_kind
+from yaksa.lexicon.conditions import conditions_followed_by
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -121,12 +123,30 @@ def unlabelled_post(focus: Any, post: Any) -> bool:
     return not post.medicines and not any(q.kind == "medicine" for q in post.questions)
 
 
+def asks_about_a_disease(question: str, focus: Any, post: Any, kind: str | None = None) -> bool:
+    """A short Korean question about a disease's symptoms, cause or prevention in general ("고혈압 증상이
+    뭐예요?", "당뇨 초기 증상"), naming no medicine and asking about none: the drug labels hold no disease
+    information (English questions have MedQuAD, which does)."""
+    if focus is None or focus.lang != "ko" or focus.linking.mentions or (post is not None and post.long):
+        return False
+    if (question_kind(question) if kind is None else kind) == "medicine":
+        return False
+    return bool(diseases_asked_about(question))
+
+
+def diseases_asked_about(question: str) -> tuple[str, ...]:
+    """The conditions the question names right before a word asking about the disease itself (증상, 원인 …)."""
+    return conditions_followed_by(question, ASKS_ABOUT_A_DISEASE)
+
+
 def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any, post: Any,
                          citations: list[Citation], kind: str | None = None) -> str | None:
     """Why the labels a first-round search found answer nothing the message asked, or None: the one decision
     over the four readings above, in the order they are tried (the first that holds names the reply and
     the trace's `post_answer`):
 
+    - `disease_info`: a short Korean question about a disease in general ("고혈압 증상이 뭐예요?",
+      `asks_about_a_disease`);
     - `nothing_named`: a message naming nothing medical that passed the scope stage narrowly
       (`unanswered_by_labels`);
     - `post_care`: a long post about complaints no label treats, asking about no medicine (`unlabelled_post`);
@@ -134,6 +154,8 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`).
 
     `kind`: the question's `question_kind`, from the turn analysis (None: read here, once)."""
+    if asks_about_a_disease(question, focus, post, kind):
+        return "disease_info"
     if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
         return "nothing_named"
     if citations and unlabelled_post(focus, post):
@@ -151,6 +173,7 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
 _UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
     "nothing_named": lambda state, focus: nothing_named(state["question"]),
     "post_care": lambda state, focus: post_care_reply(state["post"], focus.population),
+    "disease_info": lambda state, focus: disease_info_reply(diseases_asked_about(state["question"])),
     "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
     "unrelated_labels": lambda state, focus: nothing_named(state["question"]),
 }
