@@ -291,6 +291,9 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
     assert attribute_slots("고혈압 증상이 뭐예요?", hypertension) == ()
     assert [s.about for s in attribute_slots("고혈압이 있는데 타이레놀 먹어도 돼요?", hypertension)] == ["self"]
     assert [s.about for s in attribute_slots("제가 고혈압 초기 증상이 있어요", hypertension)] == ["self"]
+    high = [SlotItem("conditions", "High Blood Pressure", text="high blood pressure")]
+    assert attribute_slots("What are the symptoms of high blood pressure?", high) == ()
+    assert [s.about for s in attribute_slots("I have high blood pressure, can I take ibuprofen?", high)] == ["self"]
     # a message that names no one: the conversation's person so far
     text = "혈압이 150/95예요"
     assert {s.about for s in attribute_slots(text, regex_slots(text), default="parent")} == {"parent"}

@@ -386,6 +386,7 @@ def test_a_relatives_facts_are_kept_apart_from_the_writers(store: ProfileStore) 
     assert store.view("mum", now=now, about="child").summary == "(자녀) 5세. 증상: 발열."
     assert store.view("mum", now=now, about="child").terms == ["발열"]
     assert store.latest_subject("mum", now=now) == "child"
+    assert store.latest_subject("mum", now=now + timedelta(days=1)) == "self"   # the next day: the writer
     assert store.latest_subject("nobody") == "self"
 
 

@@ -447,6 +447,11 @@ def message_subject(text: str) -> str | None:
 
 
 # a disease asked about in general, not had: "고혈압 증상이 뭐예요?", "당뇨 초기 증상", "통풍이란"
+# ... in English the asking words come first: "What are the symptoms of high blood pressure?"
+_ASKS_ABOUT_A_DISEASE_EN = re.compile(
+    r"\b(?:symptoms?|signs?|causes?|treatments?|complications?|risk\s+factors?|prevention|diagnosis|what\s+is"
+    r"|what\s+are|who\s+gets)\b(?:\s+(?:of|for|the|a|an))*\s*$", re.IGNORECASE)
+_WRITER_EN = re.compile(r"\b(?:I|I'm|I've|my|me)\b", re.IGNORECASE)
 ASKS_ABOUT_A_DISEASE = re.compile(r"\s*(?:의|은|는|이|가)?\s*(?:초기\s*)?(?:증상|원인|예방|합병증|진단\s*기준|치료법|이란|란)")
 # a group asked about, not a person described: "임산부도 먹어도 돼요?" (not "임산부인데", "제가 임산부라서")
 _GROUP_ASKED = re.compile(r"^(?:임산부|임부|수유부)$")
@@ -467,11 +472,13 @@ def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self")
     for item in slots:
         about = subject
         home = next((s for s in sentences if item.text and item.text in s), None)
-        if home is not None and not _WRITER.search(home):
-            after = home.index(item.text) + len(item.text)
+        if home is not None and not _WRITER.search(home) and not _WRITER_EN.search(home):
+            start = home.index(item.text)
+            after = start + len(item.text)
             if _GROUP_ASKED.match(item.text) and _GROUP_PARTICLE.match(home, after):
                 continue
-            if item.slot_type == "conditions" and ASKS_ABOUT_A_DISEASE.match(home[after:]):
+            if item.slot_type == "conditions" and (ASKS_ABOUT_A_DISEASE.match(home[after:])
+                                                   or _ASKS_ABOUT_A_DISEASE_EN.search(home[:start])):
                 continue
         if home is not None:
             at = home.index(item.text)

@@ -48,7 +48,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,8 @@ from yaksa.memory.profile_summary import render_summary
 log = logging.getLogger(__name__)
 
 MAX_TURNS_KEPT = 20      # conversation turns kept per user; the generator is shown fewer (history_turns)
+# a message that names no one continues the person of a fact stated this recently (`latest_subject`)
+CONVERSATION_GAP = timedelta(hours=1)
 # The one rule for a user id, for the library, the CLI and the service (which answers 400 with USER_ID_RULE):
 # a key for files, SQL rows and log-free metrics, never free text a person might put their name in
 USER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
@@ -229,9 +231,11 @@ class ProfileStore:
         return ProfileView(render_summary(entries, when), _terms(entries), len(entries))
 
     def latest_subject(self, user_id: str, now: datetime | None = None) -> str:
-        """Whom the user's most recently stated active fact is about ("self" when none): the person a
-        message that names no one continues with ("저희 아이가 5살이에요" → "기침도 해요")."""
-        entries = self.items(user_id, now)
+        """Whom the user's most recently stated active fact is about, if stated within CONVERSATION_GAP
+        ("self" otherwise): the person a message that names no one continues with ("저희 아이가 5살이에요" →
+        "기침도 해요"). A question the next day ("하루에 몇 번 먹어요?") is the writer's again."""
+        when = _instant(now)
+        entries = [e for e in self.items(user_id, when) if when - e.stored_at <= CONVERSATION_GAP]
         return max(entries, key=lambda e: e.stored_at).item.about if entries else "self"
 
     def add_turn(self, user_id: str, question: str, answer: str, at: datetime | None = None,
