@@ -21,6 +21,7 @@ def test_the_cheap_conditions_need_all_of_nothing_named_a_narrow_pass_and_no_med
     assert not may_be_nothing_near("앞머리 다시 길러볼까", {**NARROW, "density": 0.2})
     assert not may_be_nothing_near("앞머리 다시 길러볼까", {**NARROW, "p_in_scope": 0.5})   # not narrow
     assert not may_be_nothing_near("가루약 물에 타도 돼?", NARROW)                          # a medicine word
+    assert not may_be_nothing_near("붕해시험법의 시험액은?", NARROW)                       # a pharmacopoeia test
     assert not passed_narrowly({"p_in_scope": 0.2, "threshold": 0.25})   # blocked by the model (a red flag's)
     assert not passed_narrowly({})                                         # no learned model: unknown
 
