@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from yaksa.agent.followup import elliptical
 from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
@@ -62,6 +63,15 @@ class TurnAnalysis:
         """The fever rules a question about when a fever needs a doctor is answered from
         (`yaksa.scope.when_to_go.rules_asked`), or None."""
         return rules_asked(self.message)
+
+    @cached_property
+    def leaves_its_drug_out(self) -> bool:
+        """An `elliptical` question ("하루에 몇 번까지 돼요?") whose focus names no drug, symptom or drug class:
+        it continues the conversation's drug (read by the scope node and by `resolve_followup`)."""
+        if not elliptical(self.question):
+            return False
+        focus = self.focus
+        return focus.mode == "general" and not focus.linking.named and not focus.classes
 
     @cached_property
     def question_kind(self) -> str:

@@ -231,27 +231,36 @@ def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None,
     if link(question[: match.start()]).named:
         # "타이레놀 먹어도 돼요? 그거 하루 몇 번?": the drug is named before the pointer, in this message
         return Resolution(question)
+    found = _drugs_back(history, link)
+    if found is None:
+        return Resolution(question, expression)
+    back, source, drugs = found
+    if len(drugs) > 1:
+        return Resolution(question, expression, candidates=tuple(drugs[:MAX_CANDIDATES]))
+    return Resolution(_rewrite(question, match, drugs[0]), expression, Referent(drugs[0], source, back))
+
+
+def _drugs_back(history: Sequence[dict[str, str]], link: Link) -> tuple[int, str, list[str]] | None:
+    """(turns back, "question" | "answer", drugs) of the newest turn that names any drug: its question's
+    drugs, else the products its cited answer is about; None when no kept turn names one."""
     for back, (asked, answered) in enumerate(_turns_newest_first(history), start=1):
         for source, drugs in (("question", _question_drugs(asked, link)), ("answer", _answer_products(answered, link))):
-            if len(drugs) == 1:
-                referent = Referent(drugs[0], source, back)
-                return Resolution(_rewrite(question, match, drugs[0]), expression, referent)
             if drugs:
-                return Resolution(question, expression, candidates=tuple(drugs[:MAX_CANDIDATES]))
-    return Resolution(question, expression)
+                return back, source, drugs
+    return None
 
 
 def _resolve_implicit(question: str, history: Sequence[dict[str, str]], link: Link) -> Resolution:
     """An elliptical question's drug: the one drug of the last turn that names any (its question's, else
     its cited answer's); several: the user is asked which; none: the question as asked."""
-    for back, (asked, answered) in enumerate(_turns_newest_first(history), start=1):
-        for source, drugs in (("question", _question_drugs(asked, link)), ("answer", _answer_products(answered, link))):
-            if len(drugs) == 1:
-                standalone = f"{with_particle(drugs[0], 'topic')} {question.strip()}"
-                return Resolution(standalone, referent=Referent(drugs[0], source, back), implicit=True)
-            if drugs:
-                return Resolution(question, candidates=tuple(drugs[:MAX_CANDIDATES]), implicit=True)
-    return Resolution(question)
+    found = _drugs_back(history, link)
+    if found is None:
+        return Resolution(question)
+    back, source, drugs = found
+    if len(drugs) > 1:
+        return Resolution(question, candidates=tuple(drugs[:MAX_CANDIDATES]), implicit=True)
+    standalone = f"{with_particle(drugs[0], 'topic')} {question.strip()}"
+    return Resolution(standalone, referent=Referent(drugs[0], source, back), implicit=True)
 
 
 def clarify_reply(resolution: Resolution) -> str:

@@ -8,7 +8,7 @@ generation, verification) works on the standalone `question`, and the history ke
 follow-up to a follow-up ("그 약은 하루에 몇 번?" … "그거 와파린이랑 같이 먹어도 돼요?") still means the same drug. A pointer with nothing earlier to point at is answered as asked when the message
 itself names a drug or a drug class ("이거 먹고 운전해도 됨? 감기약임"), else the user is asked which drug.
 
-A question that leaves its drug out ("하루에 몇 번까지 돼요?", "부작용은요?": `leaves_its_drug_out`) is read
+A question that leaves its drug out ("하루에 몇 번까지 돼요?", "부작용은요?": `TurnAnalysis.leaves_its_drug_out`) is read
 the same way, the drug put in front of it; one with nothing earlier to continue is answered as asked.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.followup import clarify_reply, elliptical, referring_expression, resolve
+from yaksa.agent.followup import clarify_reply, referring_expression, resolve
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import is_long
 
@@ -25,8 +25,9 @@ from yaksa.extraction.post_reader import is_long
 def resolve_followup(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         question = state["question"]
-        implicit = referring_expression(question) is None and leaves_its_drug_out(question, state["analysis"])
-        if referring_expression(question) is None and not implicit:   # most questions: no history read at all
+        pointer = referring_expression(question)
+        implicit = pointer is None and state["analysis"].leaves_its_drug_out
+        if pointer is None and not implicit:   # most questions: no history read at all
             return {}
         history = deps.store_for(state["flags"]).recent_turns(state["user_id"], deps.params.history_turns)
         catalog = deps.searcher.catalog
@@ -48,11 +49,3 @@ def resolve_followup(deps: AgentDeps):
         return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False}
     return run
 
-
-def leaves_its_drug_out(question: str, analysis: Any) -> bool:
-    """An `elliptical` question ("하루에 몇 번까지 돼요?") whose focus names no drug, symptom or drug class:
-    it continues the conversation's drug."""
-    if not elliptical(question):
-        return False
-    focus = analysis.focus
-    return focus.mode == "general" and not focus.linking.named and not focus.classes

@@ -10,7 +10,7 @@ acknowledged as remembered. store_memory runs for questions too, so their slots 
 
 Each fact is remembered for the person it is about (`attribute_slots`): "5살 아이 해열제 얼마나 먹여요?"
 stores a child's age, not the writer's, and the turn sees the profile of the person it is about (a
-message that names no one continues with the person of the last stated fact).
+message that names no one continues with the person of a fact stated within the hour).
 """
 
 from __future__ import annotations

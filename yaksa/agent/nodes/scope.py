@@ -24,7 +24,6 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.followup import follows_an_answer
-from yaksa.agent.nodes.followup import leaves_its_drug_out
 from yaksa.agent.replies import crisis_reply, harmful_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.scope.crisis import crisis_decision
@@ -86,7 +85,7 @@ def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) 
     question = state["question"]
     if is_harmful_refusal(decision.reason) or domain_cues(question):
         return False
-    if not leaves_its_drug_out(question, state["analysis"]):
+    if not state["analysis"].leaves_its_drug_out:
         return False
     history = deps.store_for(state["flags"]).recent_turns(state["user_id"], 1)
     return follows_an_answer(history)
