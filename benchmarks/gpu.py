@@ -43,8 +43,6 @@ from pathlib import Path
 from typing import Any, Self
 
 REPO = Path(__file__).resolve().parents[1]
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "benchmarks":
-    sys.path.pop(0)  # benchmarks/tokenizers.py would shadow the `tokenizers` package
 sys.path.insert(0, str(REPO))
 
 import numpy as np

@@ -31,8 +31,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "benchmarks":
-    sys.path.pop(0)  # benchmarks/tokenizers.py would shadow the `tokenizers` package
 sys.path.insert(0, str(REPO))
 
 from yaksa.config import load_settings

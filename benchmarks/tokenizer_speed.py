@@ -1,6 +1,6 @@
 """Tokenizer throughput on the real corpus, side by side in one process.
 
-    python benchmarks/tokenizers.py          # needs data/processed/documents.parquet (`yaksa build ingest`)
+    python benchmarks/tokenizer_speed.py          # needs data/processed/documents.parquet (`yaksa build ingest`)
 
 Compares, on the same documents:
 - `yaksa` — `KiwiTokenizer.tokenize_many` (Kiwi for Korean, the plain-text rule for text without Hangul),
