@@ -28,6 +28,7 @@ from typing import Any
 
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
+from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
 
 LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
 LONG_POST_SENTENCES = 2
@@ -446,28 +447,24 @@ def message_subject(text: str) -> str | None:
     return "self" if said else None
 
 
-# a disease asked about in general, not had: "고혈압 증상이 뭐예요?", "당뇨 초기 증상", "통풍이란"
-# ... in English the asking words come first: "What are the symptoms of high blood pressure?"
-_ASKS_ABOUT_A_DISEASE_EN = re.compile(
-    r"\b(?:symptoms?|signs?|causes?|treatments?|complications?|risk\s+factors?|prevention|diagnosis|what\s+is"
-    r"|what\s+are|who\s+gets)\b(?:\s+(?:of|for|the|a|an))*\s*$", re.IGNORECASE)
 _WRITER_EN = re.compile(r"\b(?:I|I'm|I've|my|me)\b", re.IGNORECASE)
-ASKS_ABOUT_A_DISEASE = re.compile(r"\s*(?:의|은|는|이|가)?\s*(?:초기\s*)?(?:증상|원인|예방|합병증|진단\s*기준|치료법|이란|란)")
 # a group asked about, not a person described: "임산부도 먹어도 돼요?" (not "임산부인데", "제가 임산부라서")
 _GROUP_ASKED = re.compile(r"^(?:임산부|임부|수유부)$")
 _GROUP_PARTICLE = re.compile(r"\s*(?:도|는|은|가|이|한테|에게|의|용|들)(?![가-힣]*(?:예요|이에요|입니다|인데|이고))")
 
 
-def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self") -> tuple[SlotItem, ...]:
+def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self", *,
+                    subject: str | None = None) -> tuple[SlotItem, ...]:
     """The facts among `slots` about someone, with `about` set to whom, so the profile memory keeps a
     child's age apart from the writer's. A fact goes to the subject named last before it in its sentence
     ("저는 35세고 아이는 5살이에요"), an age or sex to the role it is bound to ("5살 아이", "6살 된 아들"), a
     pregnancy or nursing to the writer unless a spouse's or parent's; a fact whose sentence names no
     one goes to the message's subject, else to `default` (the conversation's person so far). A group
     asked about ("임산부도 먹어도 돼요?") or a disease asked about in general ("고혈압 증상이 뭐예요?") is no
-    fact about anyone and is left out."""
+    fact about anyone and is left out. `subject`: the message's subject when the caller has it already
+    (the turn's analysis reads it once), read here otherwise."""
     sentences = split_sentences(text) or [text]
-    subject = message_subject(text) or default
+    subject = subject or message_subject(text) or default
     out: list[SlotItem] = []
     for item in slots:
         about = subject
@@ -478,7 +475,7 @@ def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self")
             if _GROUP_ASKED.match(item.text) and _GROUP_PARTICLE.match(home, after):
                 continue
             if item.slot_type == "conditions" and (ASKS_ABOUT_A_DISEASE.match(home[after:])
-                                                   or _ASKS_ABOUT_A_DISEASE_EN.search(home[:start])):
+                                                   or ASKS_ABOUT_A_DISEASE_EN.search(home[:start])):
                 continue
         if home is not None:
             at = home.index(item.text)

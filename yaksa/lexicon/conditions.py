@@ -53,6 +53,14 @@ def _names() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pairs.items(), key=lambda p: -len(p[0])))
 
 
+# what follows a disease asked about in general, not had: "고혈압 증상이 뭐예요?", "당뇨 초기 증상", "통풍이란"
+ASKS_ABOUT_A_DISEASE = re.compile(r"\s*(?:의|은|는|이|가)?\s*(?:초기\s*)?(?:증상|원인|예방|합병증|진단\s*기준|치료법|이란|란)")
+# ... in English the asking words come before it: "What are the symptoms of high blood pressure?"
+ASKS_ABOUT_A_DISEASE_EN = re.compile(
+    r"\b(?:symptoms?|signs?|causes?|treatments?|complications?|risk\s+factors?|prevention|diagnosis|what\s+is"
+    r"|what\s+are|who\s+gets)\b(?:\s+(?:of|for|the|a|an))*\s*$", re.IGNORECASE)
+
+
 def find_conditions(text: str) -> tuple[str, ...]:
     """The preferred names of the conditions `text` names, in lexicon order, de-duplicated."""
     compact = without_spaces(text)
@@ -62,7 +70,7 @@ def find_conditions(text: str) -> tuple[str, ...]:
 
 def conditions_followed_by(text: str, after: re.Pattern[str]) -> tuple[str, ...]:
     """The preferred names of the conditions `text` names where a name is directly followed by `after`
-    (matched on the text with spaces removed): "고혈압 증상이 뭐예요?" with a "증상|원인" pattern gives 고혈압,
+    (matched on the text with spaces removed): "고혈압 증상이 뭐예요?" with `ASKS_ABOUT_A_DISEASE` gives 고혈압,
     "혈압약 부작용" does not."""
     compact = without_spaces(text)
     found = [preferred for name, preferred in _names()

@@ -51,7 +51,7 @@ def store_memory(deps: AgentDeps):
         subject = state["analysis"].subject
         if subject is None:
             subject = store.latest_subject(user)
-        facts = attribute_slots(state["question"], slots, default=subject)
+        facts = attribute_slots(state["question"], slots, subject=subject)
         # nothing is written when the user's profile was erased since the turn began (its epoch changed)
         changed = store.add(user, facts, epoch=state.get("erasure_epoch"))
         view = store.view(user, about=subject)

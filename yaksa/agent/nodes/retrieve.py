@@ -50,8 +50,8 @@ from yaksa.agent.replies import (
 )
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.post_reader import ASKS_ABOUT_A_DISEASE, question_kind
-from yaksa.lexicon.conditions import conditions_followed_by
+from yaksa.extraction.post_reader import question_kind
+from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
