@@ -66,3 +66,13 @@ def test_a_childs_facts_are_remembered_for_the_child_not_the_writer(make_runner)
     follow = runner.run("해열제는 하루에 몇 번까지 돼요?", "mum")
     assert follow.trace["memory"]["about"] == "child" and "5세" in follow.profile_summary
     assert "임신" not in follow.profile_summary
+
+
+def test_a_message_naming_no_one_is_about_whom_its_facts_are(make_runner) -> None:
+    """Found as a user: after a question about a feverish baby, "임신 20주인데 타이레놀 먹어도 되나요?" names
+    no one; its pregnancy was filed as the writer's, but the turn was answered with the baby's profile."""
+    runner = make_runner()
+    runner.run("생후 50일 아기가 열이 38.2도예요", "mum2")
+    turn = runner.run("임신 20주인데 타이레놀 먹어도 되나요?", "mum2")
+    assert turn.trace["memory"]["about"] == "self"
+    assert "임신" in turn.profile_summary and "(자녀)" not in turn.profile_summary

@@ -10,7 +10,8 @@ acknowledged as remembered. store_memory runs for questions too, so their slots 
 
 Each fact is remembered for the person it is about (`attribute_slots`): "5살 아이 해열제 얼마나 먹여요?"
 stores a child's age, not the writer's, and the turn sees the profile of the person it is about (a
-message that names no one continues with the person of a fact stated within the hour).
+message that names no one is about whom its own facts are — a pregnancy is the writer's — else continues
+with the person of a fact stated within the hour).
 """
 
 from __future__ import annotations
@@ -47,11 +48,15 @@ def store_memory(deps: AgentDeps):
         store = deps.store_for(state["flags"])
         user = state["user_id"]
         slots = state.get("slots") or []
-        # whom the turn is about: the person the message names, else the conversation's so far
+        # whom the turn is about: the person the message names, else the one its own facts are about
+        # ("임신 20주인데 …" after a question about a baby: a pregnancy is the writer's), else the
+        # conversation's person so far
         subject = state["analysis"].subject
+        so_far = store.latest_subject(user) if subject is None else None
+        facts = attribute_slots(state["question"], slots, subject=subject or so_far)
         if subject is None:
-            subject = store.latest_subject(user)
-        facts = attribute_slots(state["question"], slots, subject=subject)
+            stated = {f.about for f in facts}
+            subject = stated.pop() if len(stated) == 1 else so_far
         # nothing is written when the user's profile was erased since the turn began (its epoch changed)
         changed = store.add(user, facts, epoch=state.get("erasure_epoch"))
         view = store.view(user, about=subject)
