@@ -313,3 +313,25 @@ def test_an_adult_only_products_caution_about_children_is_quoted() -> None:
     assert answer.index("[문서 2]") < answer.index("성인 용량만 있고")
     assert answer.count("전문가와 꼭 상담하세요") == 1
     assert verify_rules(answer, [ADULT_ONLY_USAGE, caution]).verdict == "PASS"
+
+
+def test_a_pregnant_users_dose_answer_says_its_quotes_speak_not_of_pregnancy() -> None:
+    """Found as a user: after "임신 중인데 타이레놀 먹어도 되나요?" (cautions for 임부 quoted), the follow-up
+    "하루에 몇 번까지 돼요?" got the adult dose alone. With the profile saying 임신 and no quoted sentence
+    about it, the closing says so and sends her to the cautions and a pharmacist; a quoted caution on 임부
+    needs no such note, nor does a profile without pregnancy."""
+    usage = Citation(1, "mfds:1:usage", "drugs", "세리콘정(아세트아미노펜)", "용법용량",
+                     "성인은 1회 1~2정, 1일 3~4회 복용합니다.", 0.9, {"section_key": "usage"})
+    caution = Citation(2, "mfds:1:precautions", "drugs", "세리콘정(아세트아미노펜)", "주의사항",
+                       "이 약을 복용하기 전에 임부 또는 수유부는 의사 또는 약사와 상의하십시오.", 0.8,
+                       {"section_key": "precautions"})
+    dose = extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage], profile_summary="임신 중.")
+    closing = dose.split("\n\n")[-1]
+    assert "임신 중이라고 하셨는데" in closing and "임신 중 복용에 관한 내용이 없습니다" in closing
+    assert closing.endswith("전문가와 꼭 상담하세요.") and verify_rules(dose, [usage]).verdict == "PASS"
+    assert "1회 1~2정" in dose   # the dose is still quoted, from the label
+    quoted = extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage, caution], profile_summary="임신 중.")
+    assert "임신 중이라고 하셨는데" not in quoted and "회원님 정보(임부" in quoted
+    assert "하셨는데" not in extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage])
+    english = extractive_answer("How many times a day can I take it?", [usage], profile_summary="임신 중.")
+    assert "You said you are pregnant" in english

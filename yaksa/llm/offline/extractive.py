@@ -138,6 +138,35 @@ def adults_only_note(products: Sequence[str], korean: bool, dosing: Sequence[int
             f"whether a child may take it. {SAFETY_LINE_EN}")
 
 
+# a state of the person whose cautions a label keeps apart: its profile words (with the aliases the profile
+# adds), how the note names it, the labels' word for such a person, and the English
+CAREFUL_STATES: dict[str, tuple[frozenset[str], str, str, str]] = {
+    "임신": (frozenset({"임신", "임부"}), "임신 중", "임부", "pregnant"),
+    "수유": (frozenset({"수유", "수유부"}), "수유 중", "수유부", "breastfeeding"),
+}
+
+
+def careful_state_note(profile: Sequence[str], blocks_matched: Sequence[str], korean: bool) -> str | None:
+    """The closing paragraph when the person is pregnant or nursing (their profile says so) and no
+    quoted sentence speaks of it: that the text quoted says nothing about it, to read the label's cautions
+    for it, and the consult line. None when no such state, or a quoted caution already names it.
+
+    Why: a pregnant user who asked "타이레놀 먹어도 되나요?" heard the pregnancy cautions, but her follow-up
+    "하루에 몇 번까지 돼요?" got the adult dose alone, as if it were all she needed to know."""
+    states = [name for name, (words, *_) in CAREFUL_STATES.items()
+              if words & set(profile) and not words & set(blocks_matched)]
+    if not states:
+        return None
+    if korean:
+        said = ", ".join(CAREFUL_STATES[s][1] for s in states)
+        label_word = ", ".join(CAREFUL_STATES[s][2] for s in states)
+        return (f"{said}이라고 하셨는데, 위에 인용한 허가 정보에는 {said} 복용에 관한 내용이 없습니다. 이 약의 주의사항에서 "
+                f"{label_word}에 관한 내용을 확인하시고, 복용 전에 약사나 의사 등 {SAFETY_PHRASE}.")
+    said = " or ".join(CAREFUL_STATES[s][3] for s in states)
+    return (f"You said you are {said}; the label text quoted above says nothing about that. Check the "
+            f"product's cautions for it. {SAFETY_LINE_EN}")
+
+
 def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korean: bool) -> list[str]:
     """The caution sentences of adult-only products that speak of children ("15세 미만의 소아는 이 약을
     복용하지 마십시오"), one paragraph per cited section, long lists shortened to their child items.
@@ -378,5 +407,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             quoted = child_cautions(evidence, skip, korean)
             return "\n\n".join([*note, *quoted, adults_only_note(sorted(skip), korean, dosing, bool(quoted))])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+    # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
+    closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
