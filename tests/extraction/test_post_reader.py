@@ -152,6 +152,18 @@ def test_the_writer_who_is_a_parent_is_not_the_patient() -> None:
     assert "breastfeeding" in reading.population and "infant" not in reading.population
 
 
+def test_why_is_this_happening_is_a_question_without_a_question_mark() -> None:
+    """Found as a user: a long post of panic-like symptoms asked only "제가 왜 이러는 거죠..." and got cold
+    medicine labels, its question unread. "왜 … 죠" asks the cause (a doctor's question); "그런 거죠" alone
+    asks nothing."""
+    post = ("목에 가래가 끼며 켁켁 거리고 가슴이 터질듯이 답답하고 가만히 있지를 못합니다. 머리에 쥐가 나고 온몸에 "
+            "열이 나고 가슴이 두근거립니다. 이 증상이 생길까 종일 불안해합니다. 제가 왜 이러는 거죠... 6개월 전에도 "
+            "7일 정도 이러더니 괜찮아졌어요. 3일 전부터 다시 이러는데 매일 미칩니다. 일이 안 돼요.") * 2
+    reading = read_post(post)
+    assert "제가 왜 이러는 거죠..." in reading.care_questions and not reading.medicines
+    assert not read_post("다들 그렇게 지내는 거죠. " * 30).questions
+
+
 def test_questions_only_a_doctor_can_answer() -> None:
     reading = read_post(CARE_ONLY)
     assert reading.care_only and reading.care_questions == ("왜 이런 걸까요?", "무슨 과에 가야 하나요?")
