@@ -23,11 +23,12 @@ def note_texts(out: Path) -> dict[str, str]:
     return texts
 
 
-def test_same_seed_same_patients_and_atomic_replace(synthea_dir: Path, tmp_path: Path):
+def test_same_seed_same_patients_in_two_processes_and_atomic_replace(synthea_dir: Path, tmp_path: Path):
+    """The fixture ran in one process; two worker processes must write the very same files."""
     out = tmp_path / "run2"
     (out / "fhir").mkdir(parents=True)
     (out / "fhir" / "stale.json").write_text("{}", encoding="utf-8")  # from an older run: must disappear
-    n = synthea.generate(out, 2, SYNTHEA_SEED, "Massachusetts", reference_date=SYNTHEA_REFERENCE_DATE)
+    n = synthea.generate(out, 2, SYNTHEA_SEED, "Massachusetts", reference_date=SYNTHEA_REFERENCE_DATE, processes=2)
     assert n == 2
     assert sorted(p.name for p in (out / "fhir").iterdir()) == sorted(p.name for p in (synthea_dir / "fhir").iterdir())
     first, second = note_texts(synthea_dir), note_texts(out)
@@ -44,6 +45,8 @@ def test_unknown_state_fails_and_leaves_nothing(tmp_path: Path):
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ValueError, match="patients must be >= 1"):
         synthea.generate(tmp_path / "out", 0, 1, "Massachusetts")
+    with pytest.raises(ValueError, match="processes must be >= 1"):
+        synthea.generate(tmp_path / "out", 1, 1, "Massachusetts", processes=0)
 
 
 def test_load_notes(synthea_dir: Path):

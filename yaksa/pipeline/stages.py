@@ -27,7 +27,10 @@ def _run(stage: str, settings: Settings, progress: bool, publish: bool) -> dict[
         out = settings.paths.raw / settings.sources.get("synthea", "synthea")
         syn = settings.synthea
         ref = date.fromisoformat(syn.reference_date)
-        return {"patients": generate(out, syn.patients, syn.seed, syn.state, reference_date=ref)}
+        # the build's worker count (not a synthea param: the files are the same for any count)
+        processes = 1 if settings.build.runner == "local" else settings.build.worker_count
+        patients = generate(out, syn.patients, syn.seed, syn.state, reference_date=ref, processes=processes)
+        return {"patients": patients}
     if stage == "ingest":
         from yaksa.corpus.ingest import run_ingest
 
