@@ -76,3 +76,19 @@ def test_a_message_naming_no_one_is_about_whom_its_facts_are(make_runner) -> Non
     turn = runner.run("임신 20주인데 타이레놀 먹어도 되나요?", "mum2")
     assert turn.trace["memory"]["about"] == "self"
     assert "임신" in turn.profile_summary and "(자녀)" not in turn.profile_summary
+
+
+def test_a_pregnant_users_dose_question_is_answered_with_the_labels_word_on_pregnancy(make_runner) -> None:
+    """Found as a user: after "임신 20주예요", "타이레놀 하루에 몇 번까지 먹어도 돼요?" got five 용법용량 sections
+    and a note that they say nothing of pregnancy. The remembered pregnancy now joins the search's focus, so the
+    first product's 주의사항 is cited beside its dose and its pregnancy sentence is quoted."""
+    runner = make_runner()
+    runner.run("저 임신 20주예요", "preg")
+    turn = runner.run("타이레놀 하루에 몇 번까지 먹어도 돼요?", "preg")
+    assert "pregnant" in turn.trace["focus"]["population"]
+    sections = [c.metadata.get("section_key") for c in turn.citations]
+    assert "usage" in sections and "precautions" in sections
+    assert "임부" in turn.answer or "임신" in turn.answer.split("\n\n")[0]
+
+    stranger = runner.run("타이레놀 하루에 몇 번까지 먹어도 돼요?", "nobody")
+    assert not stranger.trace["focus"]["population"]

@@ -117,3 +117,14 @@ def test_swollen_tonsils_and_a_stye_are_named() -> None:
     assert named_symptoms("편도가 부었어요") == ("편도염",)
     assert named_symptoms("눈 다래끼 저절로 나아요?") == ("다래끼",)
     assert named_symptoms("서울 부산 편도 기차표 얼마야?") == ()
+
+
+@pytest.mark.parametrize(("summary", "groups"), [
+    ("질환: 임신 20주.", ("pregnant",)), ("수유 중.", ("breastfeeding",)), ("72세 남성. 질환: 고혈압.", ("elderly",)),
+    ("29세 여성. 질환: 고혈압.", ()), ("5세.", ()), ("", ()),
+])
+def test_careful_population_of_a_remembered_profile(summary: str, groups: tuple[str, ...]) -> None:
+    """Only the groups the labels' cautions single out; an age that is not old age, or a child's, is not one."""
+    from yaksa.lexicon.focus import careful_population
+
+    assert careful_population(summary) == groups

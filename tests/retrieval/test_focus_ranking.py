@@ -151,6 +151,31 @@ def test_nobody_described_is_not_answered_first_from_a_childrens_product(catalog
         assert not children_only(first, rules), first.name
 
 
+def test_a_pregnant_persons_dose_question_gets_the_first_products_cautions_beside_the_dose(catalog, docs) -> None:
+    """"타이레놀 하루에 몇 번까지 돼요?" asks the dose; for someone pregnant (the retrieve node adds the
+    remembered profile's group) the first product's 주의사항 follows its 용법용량, before the other products'
+    doses, and a product dosed for children only never leads (a pregnant woman is an adult)."""
+    from dataclasses import replace
+
+    from yaksa.lexicon.focus import load_focus_rules
+    from yaksa.retrieval.focus_ranking import children_only
+
+    rules = load_focus_rules()
+    question = "타이레놀 하루에 몇 번까지 먹어도 돼요?"
+    for seed in range(5):
+        v = _unit_rows(len(docs), seed)
+        plain = analyse(question, catalog)
+        assert plain.intent.name == "usage" and not plain.population
+        ranked, _ = rank_drug(plain, catalog, v, v[0], "drugs", 5)
+        assert [docs[row].metadata["section_key"] for (_, row), _ in ranked] == ["usage"] * 5
+        for group in ("pregnant", "breastfeeding", "elderly"):
+            ranked, _ = rank_drug(replace(plain, population=(group,)), catalog, v, v[0], "drugs", 5)
+            hits = [docs[row] for (_, row), _ in ranked]
+            assert [h.metadata["section_key"] for h in hits[:3]] == ["usage", "precautions", "usage"], group
+            assert hits[0].metadata["item_seq"] == hits[1].metadata["item_seq"]
+            assert not children_only(catalog.products[hits[0].metadata["item_seq"]], rules)
+
+
 def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs) -> None:
     """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
     a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""

@@ -201,6 +201,14 @@ def find_population(question: str, rules: FocusRules | None = None) -> tuple[str
     return tuple(dict.fromkeys(found))
 
 
+def careful_population(profile_summary: str) -> tuple[str, ...]:
+    """The careful groups (`CAREFUL_POPULATIONS`) a remembered profile puts its person in: "임신 20주" is
+    pregnant, "수유 중" nursing, "70세" elderly. Children and adults are left out: whose profile it is was
+    decided by the memory node, and the question's own words say whom it asks about."""
+    found = find_population(profile_summary) if profile_summary.strip() else ()
+    return tuple(g for g in found if g in CAREFUL_POPULATIONS)
+
+
 def find_route(question: str, rules: FocusRules | None = None) -> str | None:
     rules = rules or load_focus_rules()
     compact = _compact(question)

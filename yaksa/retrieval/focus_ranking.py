@@ -10,7 +10,8 @@ sections* answer the intent; similarity only orders what is left.
                 children also gets its ingredient's adult products); products are taken round-robin over the drugs the
                 question named, ordered by the form and strength it asked for ("부루펜정": tablets
                 first), route and population fit, then by the dense similarity of their intent section; the intent's primary sections of every candidate come first, then
-                the secondary ones, then the first product's other sections.
+                the secondary ones, then the first product's other sections. For a pregnant,
+                nursing or elderly person the first product's 주의사항 follows its primary sections.
   symptom mode  candidates = products whose 효능효과 names one of the symptom terms (none: the nearest
                 효능효과 sections by dense similarity), one entry per product, ordered by terms
                 matched, route and population fit, and similarity; each product contributes the
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from yaksa.lexicon.focus import Focus, FocusRules, load_focus_rules
+from yaksa.lexicon.focus import CAREFUL_POPULATIONS, Focus, FocusRules, load_focus_rules
 from yaksa.lexicon.linking import DrugCatalog, Product
 
 Key = tuple[str, int]
@@ -38,6 +39,8 @@ POPULATION_MISMATCH = 1.0   # dosed only for another age group: a child's answer
                             # product (페니라민정), an adult's never with a children's-only one (세토펜정80)
 CHILD_DOSE_WORDS = ("소아", "어린이", "개월", "영아", "유아", "세 미만", "세 이하", "세미만", "세이하")
 CHILD_GROUPS = frozenset({"child", "infant"})
+AGE_RULED = CHILD_GROUPS | {"adult"}   # groups with a population rule of their own below (`_fit`)
+CAUTIONS = "precautions"    # the section that names whom a medicine needs care for (임부, 수유부, 고령자)
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
 ONE_INGREDIENT = 0.1        # symptom mode: a product of one ingredient before a combination (`rank_symptom`)
 # a syndrome of several symptoms, for which combination products are made ("감기약 추천해줘": 바스칼캡슐, "감기의
@@ -59,9 +62,9 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
         score += POPULATION_FIT
     if any(w in p.name and not set(suits) & set(focus.population) for w, suits in rules.population_products.items()):
         score -= POPULATION_UNASKED
-    elif not focus.population and children_only(p, rules):
-        # nobody described: the asker is most often an adult ("타이레놀 하루 최대 몇 알?" led with
-        # 트라몰정160's children's doses); a child's product still answers, after the adults'
+    elif not AGE_RULED & set(focus.population) and children_only(p, rules):
+        # no age said: the asker is most often an adult ("타이레놀 하루 최대 몇 알?" led with 트라몰정160's
+        # children's doses), and a pregnant, nursing or elderly one is; a child's product still answers, after the adults'
         score -= POPULATION_UNASKED
     for_child = bool(CHILD_GROUPS & set(focus.population))
     if (adults_only(p, rules) if for_child else "adult" in focus.population and children_only(p, rules)):
@@ -148,6 +151,11 @@ def rank_drug(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: np.
         products.extend(g[i] for g in ordered if i < len(g) and g[i] not in products)
     out: list[tuple[int, float]] = []
     seen: set[int] = set()
+    if CAREFUL_POPULATIONS & set(focus.population) and CAUTIONS not in primary:
+        # a pregnant, nursing or elderly person asking the dose ("하루에 몇 번까지 돼요?" after saying "임신
+        # 20주예요") hears what the label says for them beside it: the first product's cautions follow its
+        # own primary sections, before the other products' (they got the dose alone)
+        _emit([(r, 0.0) for r in _section_rows(products[0], [*primary, CAUTIONS])], out, seen)
     for sections in (primary, list(intent.secondary)):
         _emit([(r, 0.0) for p in products for r in _section_rows(p, sections)], out, seen)
         if len(out) >= need:

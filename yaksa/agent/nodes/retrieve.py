@@ -52,6 +52,7 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
+from yaksa.lexicon.focus import careful_population
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -232,6 +233,19 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
     return None
 
 
+def _for_the_person(focus: Any, state: dict) -> Any:
+    """A named medicine's focus, for a message that names no one, gets the careful groups of the person's
+    remembered profile (`careful_population`: pregnant, nursing, elderly), so the label's cautions for them
+    are searched beside the dose asked (`yaksa.retrieval.focus_ranking.rank_drug`).
+
+    Why: a pregnant user's "하루에 몇 번까지 돼요?" after "임신 20주인데 타이레놀 먹어도 되나요?" got five
+    용법용량 sections and nothing on pregnancy; the answer could only say so (`careful_state_note`)."""
+    if focus is None or focus.lang != "ko" or focus.mode != "drug" or focus.population:
+        return focus
+    careful = careful_population(state.get("profile_summary") or "")
+    return replace(focus, population=careful) if careful else focus
+
+
 def _population(state: dict, focus: Any) -> tuple[str, ...]:
     """Who this round's answer is for: the focus searched with (a long post's reader's person), else the
     question's own."""
@@ -301,7 +315,8 @@ def retrieve(deps: AgentDeps):
                 focus = replace(_focus_of(state, deps), population=post.population)
         elif deps.searcher.use_focus:
             # None: the searcher reads the focus of the query itself
-            focus = state["analysis"].focus if _searches_the_question(state) else _kept_focus(state)
+            focus = _for_the_person(state["analysis"].focus if _searches_the_question(state) else _kept_focus(state),
+                                    state)
         urgent = advice_only(state, turn.notes.get("red_flag")) if state.get("iteration", 0) == 0 else None
         if urgent is not None:
             # the advice comes first (the runner puts it there); a long post's questions for a doctor are named
