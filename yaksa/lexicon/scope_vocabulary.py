@@ -85,6 +85,18 @@ DENTAL_WORDS: tuple[str, ...] = (
     "우식증", "치아우식증", "치석", "치태", "불소", "중절치", "측절치", "상악", "하악", "악관절", "턱관절", "치수염",
     "아말감", "인레이", "스케일링", "치실", "침샘", "악골", "치경부", "와동", "교두", "치주낭", "골유착", "치면세마",
     "실란트",
+    # 2026-11-29: of 8 more stems we wrote ("유치의 맹출 순서는?", "레진 수복 시 산부식의 목적은?", "치주인대의 주요
+    # 기능은?") 3 were refused. None of these occurs in the 3,000 shared non-medical questions (counted that day);
+    # left out: 수복 (a city retaken), 저작 (an author's work), 구순 (ninety years), 치경 (rare), 치간 (정치 간),
+    # 구개 (구 개월), 치근 (치근덕거리다)
+    "인상재", "구강", "타액", "치열궁", "악안면", "설소대", "총의치", "국소의치",
+)
+# dental terms the analyser splits ("맹출" as 맹 + 출, "레진" as 레지): they join the build's user dictionary
+# (`curated_medical_words`), so it reads them whole and they count like the list above. Left out, since as
+# user words they cut other words: 치은 (가르치은), 치주 (…치 주기), 영구치 (영구치료 → 영구치 + 료)
+DENTAL_USER_WORDS: tuple[str, ...] = (
+    "맹출", "유치열", "치주염", "치주인대", "치은염", "치조골", "상아질", "산부식", "레진", "치과위생사", "교정력",
+    "부정교합", "구개열", "저작근", "교합력",
 )
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
 # a parent crushes a tablet into ("가루약"): no non-medical source uses them (checked 2026-11-26) but
@@ -163,7 +175,8 @@ def _rule_terms() -> Iterable[str]:
 
 
 def curated_medical_words() -> list[str]:
-    """Single Hangul words of the curated lists (lexicon, expansion rules, drug-class words).
+    """Single Hangul words of the curated lists (lexicon, expansion rules, drug-class words, dental terms the
+    analyser splits).
 
     The build adds them to the analyser's user dictionary: without it a sentence-initial "두통에"
     is analysed as 두 + 통, and neither BM25 nor this vocabulary would see 두통.
@@ -171,7 +184,7 @@ def curated_medical_words() -> list[str]:
     rules = load_rules()
     nouns = [t for table in (rules.symptom_ingredients, rules.brand_ingredients) for k, v in table.items()
              for t in (k, *v)] + [t for v in rules.colloquial.values() for t in v]  # not the colloquial keys
-    words = (*DRUG_WORDS, *_lexicon_names(), *nouns)
+    words = (*DRUG_WORDS, *DENTAL_USER_WORDS, *_lexicon_names(), *nouns)
     return sorted({w for w in words if len(w) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in w)
                    and not w.endswith(NOT_NOUN_ENDINGS)})
 
