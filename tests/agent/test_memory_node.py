@@ -92,3 +92,8 @@ def test_a_pregnant_users_dose_question_is_answered_with_the_labels_word_on_preg
 
     stranger = runner.run("타이레놀 하루에 몇 번까지 먹어도 돼요?", "nobody")
     assert not stranger.trace["focus"]["population"]
+
+    # a complaint too: each product comes with its cautions
+    headache = runner.run("머리가 아파요 두통약 추천해주세요", "preg")
+    assert "pregnant" in headache.trace["focus"]["population"]
+    assert "precautions" in [c.metadata.get("section_key") for c in headache.citations]

@@ -176,6 +176,22 @@ def test_a_pregnant_persons_dose_question_gets_the_first_products_cautions_besid
             assert not children_only(catalog.products[hits[0].metadata["item_seq"]], rules)
 
 
+def test_a_pregnant_persons_complaint_gets_each_products_cautions_with_it(catalog, docs) -> None:
+    """"머리가 아파요 두통약 추천해주세요" from someone pregnant: each product comes with its 주의사항 (an NSAID's
+    says 임부 must not take it), so fewer products, each with what its label says for her."""
+    from dataclasses import replace
+
+    v = _unit_rows(len(docs), 0)
+    plain = analyse("머리가 아파요 두통약 추천해주세요", catalog)
+    assert plain.mode == "symptom" and not plain.population
+    ranked, _ = rank_symptom(plain, catalog, v, v[0], "drugs", 8)
+    assert "precautions" not in [docs[row].metadata["section_key"] for (_, row), _ in ranked]
+    ranked, _ = rank_symptom(replace(plain, population=("pregnant",)), catalog, v, v[0], "drugs", 8)
+    hits = [docs[row] for (_, row), _ in ranked]
+    assert [h.metadata["section_key"] for h in hits[:3]] == ["efficacy", "usage", "precautions"]
+    assert len({h.metadata["item_seq"] for h in hits[:3]}) == 1
+
+
 def test_a_child_is_not_answered_first_from_an_adults_only_product(catalog, docs) -> None:
     """"아이가 콧물이 나요": whatever the similarity, the first product doses children (or names no group);
     a product whose 용법용량 doses adults only ("성인은 1회 …") comes after."""

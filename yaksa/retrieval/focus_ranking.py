@@ -15,7 +15,8 @@ sections* answer the intent; similarity only orders what is left.
   symptom mode  candidates = products whose 효능효과 names one of the symptom terms (none: the nearest
                 효능효과 sections by dense similarity), one entry per product, ordered by terms
                 matched, route and population fit, and similarity; each product contributes the
-                sections that answer the intent (default: 효능효과, then 용법용량).
+                sections that answer the intent (default: 효능효과, then 용법용량; and its 주의사항 for a
+                pregnant, nursing or elderly person).
 
 Scores are synthetic and strictly decreasing in rank order (they are not comparable with fused scores).
 """
@@ -197,6 +198,10 @@ def rank_symptom(focus: Focus, catalog: DrugCatalog, vectors: np.ndarray, qvec: 
     sections = list(intent.sections) or ["efficacy"]
     if intent.name in (None, "efficacy"):
         sections = ["efficacy", "usage"]
+    if CAREFUL_POPULATIONS & set(focus.population) and CAUTIONS not in sections:
+        # a pregnant, nursing or elderly person hears each product's cautions with it: fewer products, each
+        # with what its label says for them (an NSAID's "임신 후기 … 복용하지 마십시오")
+        sections = [*sections, CAUTIONS]
     out: list[tuple[int, float]] = []
     seen: set[int] = set()
     for score, p in scored[:MAX_SYMPTOM_PRODUCTS]:

@@ -234,13 +234,13 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
 
 
 def _for_the_person(focus: Any, state: dict) -> Any:
-    """A named medicine's focus, for a message that names no one, gets the careful groups of the person's
-    remembered profile (`careful_population`: pregnant, nursing, elderly), so the label's cautions for them
-    are searched beside the dose asked (`yaksa.retrieval.focus_ranking.rank_drug`).
+    """The focus of a message that names a medicine or a complaint and no one gets the careful groups of the
+    person's remembered profile (`careful_population`: pregnant, nursing, elderly), so the labels' cautions
+    for them are searched beside the dose or the products asked for (`yaksa.retrieval.focus_ranking`).
 
     Why: a pregnant user's "하루에 몇 번까지 돼요?" after "임신 20주인데 타이레놀 먹어도 되나요?" got five
     용법용량 sections and nothing on pregnancy; the answer could only say so (`careful_state_note`)."""
-    if focus is None or focus.lang != "ko" or focus.mode != "drug" or focus.population:
+    if focus is None or focus.lang != "ko" or focus.mode == "general" or focus.population:
         return focus
     careful = careful_population(state.get("profile_summary") or "")
     return replace(focus, population=careful) if careful else focus
