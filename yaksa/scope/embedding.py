@@ -20,7 +20,7 @@ from yaksa.embed.base import Embedder, embed_queries
 from yaksa.embed.cache import EmbeddingCache
 
 QUERY_SUFFIX = "#query"  # query vectors differ from the passage vectors the build caches under the bare id
-BATCH = 256              # texts per embedder call: the torch engine pads a batch to its longest text
+BATCH = 256              # texts per embedder call; the cache is written after each, so a stopped fit keeps them
 
 
 def text_hash(text: str) -> str:
