@@ -97,3 +97,15 @@ def test_a_pregnant_users_dose_question_is_answered_with_the_labels_word_on_preg
     headache = runner.run("머리가 아파요 두통약 추천해주세요", "preg")
     assert "pregnant" in headache.trace["focus"]["population"]
     assert "precautions" in [c.metadata.get("section_key") for c in headache.citations]
+
+
+def test_a_childs_follow_up_that_names_no_one_is_answered_for_the_child(make_runner) -> None:
+    """Found as a user: after "5살 아이가 열이 나요", "해열제는 한 번에 얼마나 먹여요?" names no one; it was
+    answered with adults' doses ("성인은 1회 300~1,000 mg"). The remembered child (the turn's person) now
+    sets the search's population and the answer's."""
+    runner = make_runner()
+    runner.run("5살 아이가 열이 나요", "mum3")
+    turn = runner.run("해열제는 한 번에 얼마나 먹여요?", "mum3")
+    assert turn.trace["memory"]["about"] == "child"
+    assert "child" in turn.trace["focus"]["population"]
+    assert "성인" not in turn.answer

@@ -120,11 +120,13 @@ def test_swollen_tonsils_and_a_stye_are_named() -> None:
 
 
 @pytest.mark.parametrize(("summary", "groups"), [
-    ("질환: 임신 20주.", ("pregnant",)), ("수유 중.", ("breastfeeding",)), ("72세 남성. 질환: 고혈압.", ("elderly",)),
-    ("29세 여성. 질환: 고혈압.", ()), ("5세.", ()), ("", ()),
+    ("임신 중.", ("pregnant",)), ("29세 여성 임신 중. 질환: 고혈압.", ("pregnant",)), ("수유 중.", ("breastfeeding",)),
+    ("72세 남성. 질환: 고혈압.", ("elderly",)), ("29세 여성. 질환: 고혈압.", ()), ("(자녀) 5세.", ("child",)),
+    ("(자녀) 영아.", ("infant",)), ("(부모) 70대.", ("elderly",)), ("최근 체중 60 kg (3개월 전).", ()), ("", ()),
 ])
-def test_careful_population_of_a_remembered_profile(summary: str, groups: tuple[str, ...]) -> None:
-    """Only the groups the labels' cautions single out; an age that is not old age, or a child's, is not one."""
-    from yaksa.lexicon.focus import careful_population
+def test_profile_population_of_a_remembered_profile(summary: str, groups: tuple[str, ...]) -> None:
+    """The person of a remembered profile, as the memory summary says it; a measurement's age is no baby's, and
+    an adult is the default already (saying so would swap a children's product the person named)."""
+    from yaksa.lexicon.focus import profile_population
 
-    assert careful_population(summary) == groups
+    assert profile_population(summary) == groups

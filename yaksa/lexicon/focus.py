@@ -201,12 +201,15 @@ def find_population(question: str, rules: FocusRules | None = None) -> tuple[str
     return tuple(dict.fromkeys(found))
 
 
-def careful_population(profile_summary: str) -> tuple[str, ...]:
-    """The careful groups (`CAREFUL_POPULATIONS`) a remembered profile puts its person in: "임신 20주" is
-    pregnant, "수유 중" nursing, "70세" elderly. Children and adults are left out: whose profile it is was
-    decided by the memory node, and the question's own words say whom it asks about."""
+def profile_population(profile_summary: str) -> tuple[str, ...]:
+    """Who a remembered profile's person is, as the question's own words would say it: "(자녀) 5세." is a
+    child, "영아" an infant, "70세" or "노인" elderly, "임신 중" pregnant, "수유 중" nursing. The memory node chose
+    whose profile it is (the person the conversation is about), so a message that names no one is asked for
+    that person: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요" is a child's dose question.
+    An adult ("29세") is left out: a message naming no one is taken for an adult's already, and saying so would
+    swap a children's product the person named for adults' ones ("베비잘시럽을 먹어도 될까요?" got 나르펜정)."""
     found = find_population(profile_summary) if profile_summary.strip() else ()
-    return tuple(g for g in found if g in CAREFUL_POPULATIONS)
+    return tuple(g for g in found if g != "adult")
 
 
 def find_route(question: str, rules: FocusRules | None = None) -> str | None:

@@ -8,6 +8,7 @@ yesterday must not be read as today's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -23,6 +24,10 @@ _GENDER: dict[str, str] = {
     "male": "남성", "m": "남성", "남": "남성", "남성": "남성", "남자": "남성",
     "female": "여성", "f": "여성", "여": "여성", "여성": "여성", "여자": "여성",
 }
+# the age groups the extractor stores (`yaksa.extraction.regex_slots`), as the summary says them: the summary is
+# read by the user and by the answer (`yaksa.lexicon.focus.profile_population` reads 영아, 어린이, 노인, 70대)
+_AGE_GROUPS: dict[str, str] = {"infant": "영아", "child": "어린이", "adolescent": "청소년", "older_adult": "노인"}
+_DECADE = re.compile(r"(\d{2})s")
 _NO = {"no", "false", "0", "아니오", "아님", "none"}
 MEDICATIONS_LABEL = "복용 중인 약"  # the summary's list of what the user takes (yaksa.llm.offline.duplicates reads it)
 # the label of a relative's facts in the summary (the writer's have none)
@@ -58,7 +63,9 @@ def _demographics(entries: Sequence[ProfileEntry]) -> str:
     if by_name.get("age") is not None:
         parts.append(f"{format_value(by_name['age'], None)}세")
     elif by_name.get("age_group") is not None:
-        parts.append(str(by_name["age_group"]))
+        group = str(by_name["age_group"])
+        decade = _DECADE.fullmatch(group)
+        parts.append(f"{decade.group(1)}대" if decade else _AGE_GROUPS.get(group, group))
     gender = by_name.get("gender")
     if gender is not None:
         parts.append(_GENDER.get(str(gender).strip().casefold(), str(gender)))

@@ -52,7 +52,7 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
-from yaksa.lexicon.focus import careful_population
+from yaksa.lexicon.focus import profile_population
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -234,16 +234,17 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
 
 
 def _for_the_person(focus: Any, state: dict) -> Any:
-    """The focus of a message that names a medicine or a complaint and no one gets the careful groups of the
-    person's remembered profile (`careful_population`: pregnant, nursing, elderly), so the labels' cautions
-    for them are searched beside the dose or the products asked for (`yaksa.retrieval.focus_ranking`).
+    """The focus of a message that names a medicine or a complaint and no one gets the population of the
+    person's remembered profile (`profile_population`: the person the memory node says the turn is about),
+    so a child's follow-up gets children's products and doses, and a pregnant, nursing or elderly person's
+    the labels' cautions for them beside the dose or the products (`yaksa.retrieval.focus_ranking`).
 
-    Why: a pregnant user's "하루에 몇 번까지 돼요?" after "임신 20주인데 타이레놀 먹어도 되나요?" got five
-    용법용량 sections and nothing on pregnancy; the answer could only say so (`careful_state_note`)."""
+    Why: after "5살 아이가 열이 나요", "해열제는 한 번에 얼마나 먹여요?" got adults' doses (성인 1회 300~1,000
+    mg); a pregnant user's "하루에 몇 번까지 돼요?" got five 용법용량 sections and nothing on pregnancy."""
     if focus is None or focus.lang != "ko" or focus.mode == "general" or focus.population:
         return focus
-    careful = careful_population(state.get("profile_summary") or "")
-    return replace(focus, population=careful) if careful else focus
+    population = profile_population(state.get("profile_summary") or "")
+    return replace(focus, population=population) if population else focus
 
 
 def _population(state: dict, focus: Any) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
-from yaksa.lexicon.focus import find_population
+from yaksa.lexicon.focus import find_population, profile_population
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
@@ -352,7 +352,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     korean = is_korean(question)
     closing = safety_line(question)
     long_post = post is not None and post.long
-    population = post.population if long_post else find_population(question)
+    # whom it is for: a long post's reader's person, else the question's own words, else the remembered person's
+    # (a follow-up that names no one: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요")
+    population = post.population if long_post else (find_population(question) or profile_population(profile_summary))
     if not evidence:
         note = _opening_note(question, post, population, labels_follow=False)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
