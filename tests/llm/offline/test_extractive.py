@@ -21,9 +21,10 @@ def test_korean_answer_copies_cited_sentences_verbatim(tylenol: list[Citation]) 
     answer = extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol)
     paragraphs = answer.split("\n\n")
     assert paragraphs[-1] == SAFETY_LINE_KO and "전문가와 꼭 상담하세요" in answer
-    # the section the question asks for (how often: 용법용량) comes first
+    # the section the question asks for (how often: 용법용량) comes first, with its daily limit (an amount)
     assert paragraphs[0] == ("타이레놀정500밀리그람(아세트아미노펜) (용법용량): 만 12세 이상 소아 및 성인은 "
-                             "1회 1~2정씩 1일 3~4회 (4~6시간 마다) 필요시 복용합니다. [문서 2]")  # fmt: skip
+                             "1회 1~2정씩 1일 3~4회 (4~6시간 마다) 필요시 복용합니다. 1일 최대 4그램(8정)을 "
+                             "초과하여 복용하지 마십시오. [문서 2]")  # fmt: skip
     for para in paragraphs[:-1]:  # one citation per paragraph, at its end
         assert para.count("[문서") == 1 and para.endswith("]")
     texts = " ".join(c.text for c in tylenol)
@@ -335,3 +336,19 @@ def test_a_pregnant_users_dose_answer_says_its_quotes_speak_not_of_pregnancy() -
     assert "하셨는데" not in extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage])
     english = extractive_answer("How many times a day can I take it?", [usage], profile_summary="임신 중.")
     assert "You said you are pregnant" in english
+
+
+def test_a_dose_question_quotes_the_dosing_sentences_that_state_an_amount() -> None:
+    """"해열제는 한 번에 얼마나 먹여요?" shares no word with the label's mg/kg lines; it got only the opening
+    sentence. A dosing section's sentences that state an amount now count for a dose question."""
+    text = ("만 12세 이하의 소아는 1회 권장용량을 4~6시간마다 필요시 복용합니다.이 약은 가능한 최단기간동안 최소 "
+            "유효용량으로 복용하며, 1일 5회(75 mg/kg)을 초과하여 복용하지 않습니다.몸무게를 아는 경우 몸무게에 따른 "
+            "용량(10~15 mg/kg)으로 복용하는 것이 더 적절합니다.연령대별 권장용량은 허가사항을 참고하십시오.")
+    usage = Citation(n=1, doc_id="mfds:1:usage", collection="drugs", title="트라몰정160밀리그람(아세트아미노펜)",
+                     section="용법용량", text=text, score=1.0, metadata={"section_key": "usage"})
+    answer = extractive_answer("해열제는 한 번에 얼마나 먹여요?", [usage], profile_summary="(자녀) 5세.")
+    assert "1일 5회(75 mg/kg)" in answer and "(10~15 mg/kg)" in answer
+    assert verify_rules(answer, [usage]).verdict == "PASS"
+    # not a dose question: the amounts earn nothing
+    other = extractive_answer("이 약은 어떤 약이에요?", [usage])
+    assert "(10~15 mg/kg)" not in other

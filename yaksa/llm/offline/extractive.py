@@ -44,6 +44,10 @@ from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, t
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
 LONG_SENTENCE = 200        # characters: longer sentences (lists of every side effect) score less
+# a dosing section's sentence that states an amount or a frequency ("1회 300~1,000 mg", "1일 5회(75 mg/kg)",
+# "10~15 mg/kg"): for a dose question it answers whatever words the question used ("한 번에 얼마나")
+DOSE_AMOUNT = re.compile(r"\d\s*(?:mg|mL|ml|g|정|캡슐|포|알|방울|회|시간)")
+DOSE_WEIGHT = 0.5
 # "Can I take X for Y?" is answered by what the product is for and how to take it, then its cautions;
 # a side-effect list that happens to name the symptom comes last unless side effects were asked about.
 SECTION_ORDER = {"efficacy": 0, "usage": 1, "precautions": 2, "interactions": 3, "storage": 4, "side_effects": 5}
@@ -222,9 +226,13 @@ def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> st
 
 
 def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bool = False,
-          for_adult: bool = False, named: set[str] | None = None) -> tuple[list[str], list[str]]:
+          for_adult: bool = False, named: set[str] | None = None,
+          dose_asked: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched; `named`: the bigrams
-    of the question's content words, which keep items of a long caution list (`shortened_list`)."""
+    of the question's content words, which keep items of a long caution list (`shortened_list`);
+    `dose_asked`: a dosing section's sentences that state an amount count for the question (`DOSE_AMOUNT`:
+    "해열제는 한 번에 얼마나 먹여요?" shares no word with "1일 5회(75 mg/kg)을 초과하여 복용하지 않습니다" and
+    got only the label's opening sentence)."""
     candidates = sentences(citation.text)
     if for_child:
         candidates = for_children(candidates)
@@ -232,11 +240,13 @@ def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bo
         # only doses: a caution listing "만 2세 미만의 소아, 임부 또는 수유부" is for everyone
         candidates = for_adults(candidates)
     caution = is_caution(citation)
+    dosing = dose_asked and citation.metadata.get("section_key") == "usage"
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
         hits = [w for w in profile if mentions(w, sent)] if caution else []
         brevity = min(1.0, LONG_SENTENCE / max(len(sent), 1))
-        scored.append((overlap(query, sent) * brevity + (1.0 if hits else 0.0), i, hits))
+        amount = DOSE_WEIGHT if dosing and DOSE_AMOUNT.search(sent) else 0.0
+        scored.append((overlap(query, sent) * brevity + amount + (1.0 if hits else 0.0), i, hits))
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
     if not best and candidates:  # retrieved for the question as a whole: its opening still answers
         best = [(0.0, 0, [])]
@@ -389,7 +399,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             break
         if citation.title in skip:
             continue
-        picked, matched = _pick(citation, query, profile, for_child, for_adult, named)
+        picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage")
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
