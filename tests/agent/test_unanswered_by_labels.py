@@ -4,6 +4,9 @@ labels is told the data has nothing on it, not answered from an antacid's dosing
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
 
 from yaksa.agent.nodes.retrieve import (
     asks_about_a_disease,
@@ -19,6 +22,7 @@ from yaksa.lexicon.linking import Linking
 from yaksa.lexicon.section_intent import SectionIntent
 from yaksa.llm.evidence import Citation
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.stage import MIND_CONCERN
 
 ANTACID = Citation(1, "mfds:1:usage", "drugs", "알드린현탁액(알마게이트)", "용법용량",
                    "성인 및 12세 이상의 소아는 1회 1~1.5 g을 1일 3회 식후 30분~1시간에 복용합니다.", 0.4,
@@ -216,3 +220,37 @@ def test_a_question_about_a_disease_in_general_is_told_where_disease_information
     assert not asks_about_a_disease("고혈압 증상이 뭐예요?", _focus(mentions=("타이레놀",)), None)
     reply = disease_info_reply(("고혈압",))
     assert reply.startswith("고혈압의 증상이나 원인") and DISEASE_INFO_SOURCE in reply and "전문가와 꼭 상담" in reply
+
+
+def test_signs_of_depression_naming_no_condition_are_sent_to_a_psychiatrist(make_runner) -> None:
+    """Passed by the scope stage only as a mental-health concern (two PHQ-9 signs, far from every label):
+    where to get help, before any search."""
+    result = make_runner().run("취업 준비가 길어지면서 자신감이 완전히 없어졌어요. 가족들 보기가 미안하고 방에서 나가기 싫어요.",
+                               "mind3", variant="self_refine_heuristic")
+    assert result.trace["scope"]["reason"] == MIND_CONCERN
+    assert result.trace["post_answer"] == "mind_care" and "1577-0199" in result.answer
+    assert not result.trace.get("retrieval")
+
+
+LONG_GRIEF = ("남자친구와 헤어진 지 석 달이 지났는데 아직도 매일 울어요. 밥도 잘 못 먹고 일에 집중이 안 돼요. 친구들은 "
+              "시간이 약이라고 하는데 저는 점점 더 힘들어지는 것 같아요. 주말에는 하루 종일 누워만 있어요. 예전에 "
+              "좋아하던 운동도 이제는 재미가 없어요. 시간이 지나면 괜찮아질까요?")
+PALPITATIONS = ("공황장애 약을 먹고 있는데 요즘 계속 가슴이 두근거리고 왼쪽 가슴이 찌릿해요. 심전도는 정상이었는데 "
+                "불안해서 잠을 못 자요. 심장에 문제가 있는 걸까요? 어느 병원에 가야 하나요?")
+
+
+@pytest.mark.parametrize(("message", "reason", "mind"), [
+    (LONG_GRIEF, MIND_CONCERN, True),
+    # the model passed it by itself: a post about the body too (22 shared posts), it keeps its answers
+    (PALPITATIONS, "scope_model:whole", False),
+    ("게임 중독 치료가 필요할까요?", "scope_model:whole", True),   # a short one naming a condition
+])
+def test_which_messages_about_the_mind_are_answered_with_where_to_get_help(message: str, reason: str,
+                                                                           mind: bool) -> None:
+    from yaksa.agent.nodes.retrieve import _care_before_search
+
+    post = read_post(message)
+    state = {"question": message, "post": post, "scope": ScopeDecision(True, reason, {}, "m"),
+             "analysis": SimpleNamespace(focus=_focus(), fever_rules=None, question_kind="other")}
+    care = _care_before_search(state, post)
+    assert (care is not None and care[0] == "mind_care") == mind

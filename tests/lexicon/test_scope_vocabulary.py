@@ -55,7 +55,8 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
         # mental health is health: a post about panic or an addiction may name nothing else
         assert {"치료", "정신과", "공황", "강박증", "중독", "트라우마", "두근거리다", "숨", "코골이"} <= vocab
         # dentistry is medicine: exam stems name 법랑질, 상악, 근관 and nothing else medical
-        assert {"치아", "법랑질", "상악", "하악", "근관", "불소", "치면세마", "맹출", "치주인대", "산부식", "레진"} <= vocab
+        assert {"치아", "법랑질", "상악", "하악", "근관", "불소", "치면세마", "맹출", "치주인대", "산부식", "레진",
+                 "대구치", "상아세관", "글래스아이오노머", "치주낭"} <= vocab
         assert not {"대구", "상아", "유치", "치열", "수복", "저작", "치은", "영구치"} & vocab   # a city, ivory, …
         assert not {"하다", "오다", "일", "명", "사용", "경우", "방법"} & vocab
         assert {"통증", "병원"} <= set(CARE_WORDS)

@@ -35,6 +35,7 @@ import numpy as np
 from yaksa.config import ScopeParams
 from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.linking import DrugCatalog
+from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.embedding import exemplar_vectors
@@ -61,6 +62,7 @@ QueryVector = Callable[[str, str], np.ndarray]  # (collection, text) -> query em
 MODEL_VERSION = "scope-lr-v1"
 LEXICAL_ONLY = "lexical"
 NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed for a product or brand it names
+MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 
 
 def names_a_medicine(decision: ScopeDecision) -> bool:
@@ -72,6 +74,12 @@ def names_a_medicine(decision: ScopeDecision) -> bool:
     signals = decision.signals
     return (not decision.in_scope and bool(signals.get("named_medicines"))
             and not signals.get("domain_cues") and not signals.get("service_request"))
+
+
+def passed_as_a_mind_concern(decision: ScopeDecision | None) -> bool:
+    """Whether the stage passed a message the model refused only because it is a mental-health concern
+    (`MIND_CONCERN`): the agent then answers with where to get help, not with whatever label is nearest."""
+    return decision is not None and decision.reason == MIND_CONCERN
 
 
 @dataclass(frozen=True)
@@ -290,8 +298,11 @@ class ScopeStage:
 
         Two rules by meaning overrule an in-scope verdict (`harmful.py`): a harmful request about
         medicines (out of bounds, though in the topic) and a short question about the business of
-        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. One overrules
-        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`)."""
+        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. Two overrule
+        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), and a
+        mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
+        `yaksa.lexicon.mind_signs`; its messages are far from every drug label, so the model's likeness
+        refuses them: "요즘 감정 기복이 너무 심해요 … 우울해지고 짜증이 나요" P 0.11)."""
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question is empty")
         question = question.strip()
@@ -300,14 +311,18 @@ class ScopeStage:
         if harm is not None:
             return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}",
                                  {**decision.signals, "harmful_request": harm.rule}, decision.model)
+        mind = about_mental_health(question)
         if names_a_medicine(decision):
             decision = ScopeDecision(True, NAMED_MEDICINE, {**decision.signals, "named_medicine": True},
                                      decision.model)
+        elif not decision.in_scope and mind:
+            decision = ScopeDecision(True, MIND_CONCERN, {**decision.signals, "mind_concern": True}, decision.model)
         business = business_request(question) if decision.in_scope else None
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
                                  {**decision.signals, "business_request": business}, decision.model)
-        if decision.in_scope and may_refuse(question, decision.signals) and not self._near_documents(question):
+        if (decision.in_scope and not mind and may_refuse(question, decision.signals)
+                and not self._near_documents(question)):
             return ScopeDecision(False, NOTHING_NEAR, {**decision.signals, "nothing_near": True}, decision.model)
         return decision
 

@@ -22,6 +22,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import attribute_slots
+from yaksa.scope.stage import passed_as_a_mind_concern
 
 
 def extract_slots(deps: AgentDeps):
@@ -33,7 +34,10 @@ def extract_slots(deps: AgentDeps):
         kind = analysis.speech_act
         turn.notes["speech_act"] = kind
         update: dict[str, Any] = {"slots": slots}
-        if slots and kind == "statement" and not state.get("cache_hit"):  # a cached answer is already chosen
+        # a cached answer is already chosen; a mental-health concern stated as facts ("감정 기복이 심하고
+        # 우울해요": MedCAT reads 우울증) is answered with where to get help, not "I'll remember that"
+        if (slots and kind == "statement" and not state.get("cache_hit")
+                and not passed_as_a_mind_concern(state.get("scope"))):
             update["intent"] = "statement"
         elif flags.active_retrieval:
             plan = analysis.plan

@@ -10,9 +10,9 @@ question needs a doctor ("무슨 병인가요", "어느 과에 가야 하나요"
 plainly without a search: no drug label answers it. A message that names nothing medical (no drug,
 symptom, measurement or medical word: the scope stage's lexical signals), passed the scope stage narrowly
 and whose search found only drug labels sharing no word with it is told the data has nothing on it: a
-label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A question about a
-mental-health condition that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?",
-`names_mind_condition`) is sent to 정신건강의학과 with the crisis line instead of being answered from
+label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A message about the
+mind that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?", `names_mind_condition`; or
+one the scope stage passed only as a mental-health concern, "감정 기복이 심하고 우울해요") is sent to 정신건강의학과 with the crisis line instead of being answered from
 whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
 of a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?", `asks_only_the_cause`) is sent to a doctor
 (소아청소년과 for a child); one asking when a fever needs a doctor ("아기 열이 몇 도부터 병원 가야 해요?",
@@ -61,6 +61,7 @@ from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
+from yaksa.scope.stage import passed_as_a_mind_concern
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
 
@@ -213,10 +214,10 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
 def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
     """A short question that no label answers: when a fever needs a doctor, asking about no medicine
     (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
-    focus, from the turn analysis, is general), a mental-health condition or an addiction
-    (`names_mind_condition`), or only the cause of a complaint (`asks_only_the_cause`). The trace's name,
-    the reply and what else the trace notes (the fever rules quoted); None else."""
-    focus, question = state["analysis"].focus, state["question"]
+    focus, from the turn analysis, is general), a message about the mind (`_about_the_mind`), or only the
+    cause of a complaint (`asks_only_the_cause`). The trace's name, the reply and what else the trace notes
+    (the fever rules quoted); None else."""
+    focus = state["analysis"].focus
     # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
     analysis = state["analysis"]
@@ -226,11 +227,33 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
             "fever_rules": [f.rule_id for f in fever_rules]}
     if focus is None or focus.mode != "general":
         return None
-    if names_mind_condition(question):
+    if _about_the_mind(state):
         return "mind_care", mind_care_reply, {}
     if focus.lang == "ko" and state["post"].asks_cause:   # read once by `assemble_context`
         return "cause_care", lambda text: cause_care_reply(text, focus.population), {}
     return None
+
+
+def _care_before_search(state: dict, post: Any) -> tuple[str, Any, dict[str, Any]] | None:
+    """What a first round answers without a search: for a long post only a mental-health concern (its other
+    care notes come with the labels, `labels_do_not_answer`), for a short message `_short_care`."""
+    if post is not None and post.long:
+        return ("mind_care", mind_care_reply, {}) if _about_the_mind(state) else None
+    return _short_care(state)
+
+
+def _about_the_mind(state: dict) -> bool:
+    """A message about the mind that names no drug or symptom the labels treat (its focus is general):
+    passed by the scope stage only as a mental-health concern (`MIND_CONCERN`: far from every label, e.g.
+    "헤어진 지 석 달 … 매일 울어요. 밥도 잘 못 먹고 …", which got "see a doctor to find the cause"), or a
+    short one naming a condition (`names_mind_condition`). A post the model passed by itself is about the
+    body too (palpitations, chest pain with anxiety: 22 of the shared posts show two signs or name 공황)
+    and keeps the answers for the body."""
+    focus = state["analysis"].focus
+    if focus is None or focus.mode != "general":
+        return False
+    post = state.get("post")
+    return passed_as_a_mind_concern(state.get("scope")) or (not (post is not None and post.long) and names_mind_condition(state["question"]))
 
 
 def _for_the_person(focus: Any, state: dict) -> Any:
@@ -326,7 +349,7 @@ def retrieve(deps: AgentDeps):
             note = care_reply(post) if post is not None and post.long and post.care_questions else ""
             return {"no_evidence": True, "answer": note or urgent_line(state["question"]),
                     "citations": [], "verified": False, "focus": None, "doc_ids_by_iteration": [[]]}
-        care = _short_care(state) if state.get("iteration", 0) == 0 and not (post is not None and post.long) else None
+        care = _care_before_search(state, post) if state.get("iteration", 0) == 0 else None
         if care is not None:
             # decided before the search, like a care-only post: no label found would be quoted
             kind, reply, notes = care

@@ -1,0 +1,59 @@
+"""Signs of depression and anxiety (PHQ-9, GAD-7) as people write them, and when a message is a
+mental-health concern: a named condition, or two different signs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import shared_or_skip
+from yaksa.lexicon.mind_signs import MIN_SIGNS, SIGNS, about_mental_health, mind_signs
+from yaksa.lexicon.scope_vocabulary import names_mind_condition
+
+
+def test_every_sign_names_its_screening_item() -> None:
+    assert len({item for item, _, _ in SIGNS}) == len(SIGNS)
+    assert all(source.startswith(("PHQ-9", "GAD-7")) for _, source, _ in SIGNS)
+
+
+@pytest.mark.parametrize("message", [
+    "요즘 감정 기복이 너무 심해요. 기분이 좋다가도 갑자기 우울해지고 짜증이 나요.",
+    "취업 준비가 길어지면서 자신감이 완전히 없어졌어요. 가족들 보기가 미안하고 방에서 나가기 싫어요.",
+    "헤어진 지 석 달이 지났는데 아직도 매일 울어요. 밥도 잘 못 먹고 일에 집중이 안 돼요.",
+    "밤에 누우면 온갖 걱정이 떠올라서 새벽까지 잠을 못 자요.",
+    "아무것도 하기 싫고 무기력해요",
+])
+def test_two_signs_are_a_concern(message: str) -> None:
+    assert len(mind_signs(message)) >= MIN_SIGNS and about_mental_health(message)
+
+
+@pytest.mark.parametrize("message", [
+    "만나도 불안하면 어떡해?",                      # one sign: Chatbot_data's small talk
+    "좋아하는 사람만 보면 눈물이 나는데 어떡해?",
+    "운동화가 나을까? 구두가 나을까?",              # 화가 inside 운동화가
+    "스타트업에 투자해볼까?",                       # 자해 inside 투자해
+    "오늘 날씨 알려줘",
+])
+def test_one_sign_or_a_word_inside_another_is_not(message: str) -> None:
+    assert not about_mental_health(message)
+
+
+def test_a_denied_sign_is_not_a_sign() -> None:
+    assert mind_signs("불안하지는 않아요") == () and mind_signs("짜증은 없어요") == ()
+    assert mind_signs("화가 나지 않아요") == ()
+    assert mind_signs("불안해서 잠을 못 자요") == ("trouble sleeping, or sleeping too much", "nervous, anxious, on edge")
+
+
+def test_a_named_condition_is_a_concern_at_the_start_of_a_word() -> None:
+    assert names_mind_condition("공황장애 같아요") and names_mind_condition("자해를 했어요")
+    assert about_mental_health("게임 중독 치료가 필요할까요?")
+    assert not names_mind_condition("스타트업에 투자해볼까?")
+
+
+def test_no_shared_non_medical_question_shows_two_signs() -> None:
+    """The 3,000 shared non-medical questions: a concern only where a condition is named (폭식증)."""
+    path = shared_or_skip("real-questions", "oos_ko.jsonl")
+    questions = [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines()]
+    assert not [q for q in questions if len(mind_signs(q)) >= MIN_SIGNS]
+    assert [q for q in questions if about_mental_health(q)] == ["폭식증 어떻게 고칠 수 있을까?"]

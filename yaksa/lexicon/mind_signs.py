@@ -1,0 +1,76 @@
+"""Signs of depression and anxiety as people write them: a reviewable table keyed to the screening items
+clinicians use (PHQ-9 for depression, GAD-7 for anxiety), read in Korean.
+
+Why: mental health is health, and the team's test has posts from a mental-health Q&A source we may not
+read. Such a post often names no condition, no medicine and nothing near a drug label: "요즘 감정 기복이
+너무 심해요. 기분이 좋다가도 갑자기 우울해지고 짜증이 나요" (P 0.11), "취업 준비가 길어지면서 자신감이 완전히
+없어졌어요. … 방에서 나가기 싫어요" (P 0.05) were refused as off-topic (2026-11-30; 4 of 22 such messages we
+wrote), though each describes what a screening questionnaire asks about. One sign alone is everyday talk
+("만나도 불안하면 어떡해?" is in Chatbot_data); two different signs in one message, or a named condition
+(`names_mind_condition`), are a mental-health concern. The shared non-medical pool was filtered of
+stress, sleep and suicide words by its makers (real-questions/SOURCE.md), and of its 3,000 questions
+none shows two signs (`tests/lexicon/test_mind_signs.py` counts it where the data is present).
+
+Each pattern states the problem itself ("잠을 못 자", "입맛이 없"), so a negation rarely reads as one; a
+bare word ("불안", "짜증") is skipped when its clause denies it ("불안하지는 않아요").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from yaksa.lexicon.scope_vocabulary import names_mind_condition
+
+# (item, source, patterns): the item is the questionnaire's, in a few words; patterns are regexes over the
+# message with spaces as written (" ?" where people write both ways)
+SIGNS: tuple[tuple[str, str, str], ...] = (
+    ("little interest or pleasure", "PHQ-9 1",
+     r"재미(가|도)? ?없|흥미(가|를)? ?(없|잃)|즐겁지 ?않|아무것도 ?하기 ?싫|의욕(이|도)?[^.?!,]{0,6}?(없|안 ?생|떨어)|만사가 ?귀찮"),
+    ("feeling down or hopeless", "PHQ-9 2",
+     r"우울|울적|절망|희망이 ?없|(매일|자꾸|계속|혼자) ?울(어|고|었|게|다)|눈물이 ?(나|자꾸|계속|멈추지|많아)|공허"),
+    ("trouble sleeping, or sleeping too much", "PHQ-9 3",
+     (r"잠을 ?(잘 ?)?못 ?자|잠이 ?안 ?(와|오|들)|잠들기 ?(가 ?)?(힘들|어렵)|불면|자다가 ?(자꾸 ?)?깨|새벽까지 ?(잠|못)"
+     r"|하루 ?종일 ?(잠만|누워)")),
+    ("tired, little energy", "PHQ-9 4", r"무기력|기운이 ?없|기력이 ?없|늘 ?피곤|몸이 ?축 ?처"),
+    ("poor appetite or overeating", "PHQ-9 5",
+     r"입맛이 ?없|식욕이 ?(없|떨어)|밥(을|도)? ?(잘 ?)?못 ?먹|(밥|음식)이 ?안 ?넘어|폭식|먹고 ?토"),
+    ("feeling bad about oneself", "PHQ-9 6",
+     r"자존감(이|도)?[^.?!,]{0,6}?(낮|떨어|바닥)|자신감(이|도)?[^.?!,]{0,6}?(없|떨어)|한심|쓸모 ?없|죄책감|자책|실패자|못난 ?사람"),
+    ("trouble concentrating", "PHQ-9 7", r"집중(이|을|도)? ?(안|못|잘 ?안)|멍하"),
+    ("restless or slowed down", "PHQ-9 8, GAD-7 5", r"안절부절|가만히 ?있(을 ?수|지) ?(가 ?)?없|초조"),
+    ("nervous, anxious, on edge", "GAD-7 1", r"불안|긴장(이|을|돼|되|해)|조마조마|두려(워|움|운)|겁이 ?나"),
+    ("worrying too much", "GAD-7 2-3", r"걱정(이|을)? ?(너무|많|끊이|멈추|떠나지|떠올)|온갖 ?걱정|생각이 ?멈추지"),
+    ("easily annoyed or irritable", "GAD-7 6", r"짜증|예민해|(?<![가-힣])화가 ?(나|참|치밀)|분노|감정 ?기복|기분 ?(변화|기복)"),
+    ("withdrawing from people", "PHQ-9 1, functioning",
+     (r"(사람|친구)(들)?(을|과|와)? ?(만나기|만나는 ?것|어울리)(가|도|는)? ?(싫|두렵|무섭|힘들|귀찮|못)|방에서 ?(안 ?|나가기)"
+     r"|밖에 ?(나가기|안 ?나가)|대인 ?기피|외로(워|움|운)")),
+)
+MIN_SIGNS = 2                 # different items in one message: one alone is everyday talk
+_DENIAL = re.compile(r"^[^.?!,\n]{0,8}?(지 ?않|지는 ?않|진 ?않|지 ?도 ?않|없어|없습|없고|아니)")
+
+
+@cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((item, re.compile(pattern)) for item, _source, pattern in SIGNS)
+
+
+def _present(pattern: re.Pattern[str], text: str) -> bool:
+    """A match whose clause does not deny it right after ("불안하지는 않아요", "짜증은 없어요")."""
+    for m in pattern.finditer(text):
+        if not _DENIAL.search(text[m.end():m.end() + 12]):
+            return True
+    return False
+
+
+def mind_signs(text: str) -> tuple[str, ...]:
+    """The screening items (`SIGNS`) the message shows, in table order."""
+    if not isinstance(text, str) or not text.strip():
+        return ()
+    return tuple(item for item, pattern in _compiled() if _present(pattern, text))
+
+
+def about_mental_health(text: str) -> bool:
+    """Whether the message is a mental-health concern: it names a condition ("공황", "우울", "게임 중독") or
+    shows `MIN_SIGNS` different signs of depression or anxiety."""
+    return names_mind_condition(text) or len(mind_signs(text)) >= MIN_SIGNS
