@@ -211,3 +211,16 @@ def test_an_elliptical_question_gets_the_last_turns_drug_in_front(catalog: DrugC
     assert r.referent is not None and r.referent.source == "question"
     assert not resolve("하루에 몇 번까지 돼요?", [], catalog.link, implicit=True).refers_back   # as asked
     assert not resolve("하루에 몇 번까지 돼요?", history, catalog.link).refers_back             # not implicit
+
+
+def test_a_statement_of_who_the_person_is_after_an_answer_is_remembered(make_runner) -> None:
+    """"저희 아이가 5살이에요" right after an answer was refused as small talk (an age is not medical), so the
+    child was never remembered; after an answer it is, and alone it is still refused."""
+    runner = make_runner()
+    assert runner.run("저희 아이가 5살이에요", "stranger").blocked        # nothing answered before it
+    first = runner.run("페니라민정 먹어도 돼요?", "u")
+    assert not first.blocked and "[문서" in first.answer
+    told = runner.run("저희 아이가 5살이에요", "u")
+    assert not told.blocked and told.trace["scope"]["reason"] == "describes_the_person"
+    assert told.trace["intent"] == "statement" and "5세" in told.profile_summary
+    assert runner.run("오늘 날씨 어때요?", "u").blocked                  # states nothing about the person
