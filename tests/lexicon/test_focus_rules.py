@@ -119,6 +119,15 @@ def test_swollen_tonsils_and_a_stye_are_named() -> None:
     assert named_symptoms("서울 부산 편도 기차표 얼마야?") == ()
 
 
+def test_tired_eyes_are_not_a_tired_body() -> None:
+    """"피로" named eye drops' 눈의 피로 too: "… 잠을 못 자요. 낮에는 피곤해서" was answered from 스완안약."""
+    assert named_symptoms("요즘 너무 피곤해요") == ("육체피로",)
+    assert named_symptoms("눈이 피곤하고 침침해요") == ("눈의피로",)                 # hidden_by
+    assert named_symptoms("눈이 피곤하고 몸도 피곤해요") == ("눈의피로", "육체피로")   # said of the body too
+    assert set(named_symptoms("목감기 걸렸어요")) >= {"감기", "인후통"}                # no rule hides these
+    assert load_focus_rules().hidden_by == {"육체피로": ("눈의피로",)}
+
+
 @pytest.mark.parametrize(("summary", "groups"), [
     ("임신 중.", ("pregnant",)), ("29세 여성 임신 중. 질환: 고혈압.", ("pregnant",)), ("수유 중.", ("breastfeeding",)),
     ("72세 남성. 질환: 고혈압.", ("elderly",)), ("29세 여성. 질환: 고혈압.", ()), ("(자녀) 5세.", ("child",)),

@@ -49,6 +49,7 @@ class FocusRules:
     population_usage: dict[str, tuple[str, ...]]
     routes: dict[str, tuple[str, ...]]
     population_products: dict[str, tuple[str, ...]]  # word in a product name -> populations it suits
+    hidden_by: dict[str, tuple[str, ...]] = field(default_factory=dict)  # symptom -> symptoms that hide it
 
     def same_complaint(self, a: str, b: str) -> bool:
         """Whether two efficacy terms name one complaint: one is the other's everyday phrasing (월경통:
@@ -80,7 +81,11 @@ def load_focus_rules() -> FocusRules:
     data = yaml.safe_load(text) or {}
     rules = FocusRules(*(_table(data, n) for n in
                          ("symptoms", "drug_classes", "populations", "population_usage", "routes",
-                          "population_products")))
+                          "population_products", "hidden_by")))
+    for term, hiders in rules.hidden_by.items():
+        unknown = sorted({term, *hiders} - set(rules.symptoms))
+        if unknown:
+            raise RulesFileError(f"{FOCUS_FILE}: hidden_by.{term} names unknown symptoms {unknown}")
     for word, groups in rules.population_products.items():
         unknown = sorted(set(groups) - set(rules.populations))
         if unknown:
@@ -165,12 +170,25 @@ def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str,
     # as written ("밤에자꾸깨" is a pattern), and with the adverbs left out ("속이 자주 쓰려요")
     question = _LIKENESS.sub(" ", question)
     compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
-    found: list[tuple[int, str]] = []
+    spans: dict[str, list[tuple[int, int, int]]] = {}   # term -> (which compact, start, end) of each match
     for term, patterns in rules.symptoms.items():
-        positions = [c.find(p) for c in compacts for p in (term, *patterns) if p in c]
-        if positions:
-            found.append((min(positions), term))
+        hits = [(i, m.start(), m.end()) for i, c in enumerate(compacts) for p in (term, *patterns)
+                for m in re.finditer(re.escape(p), c)]
+        if hits:
+            spans[term] = hits
+    # a symptom read only inside the phrase of one that hides it (`hidden_by`) is not named: "눈이피곤"
+    # (눈의피로) is not the body's tiredness its "피곤" would say (육체피로)
+    found = [(min(start for _, start, _ in hits), term) for term, hits in spans.items()
+             if not _hidden(term, spans, rules.hidden_by.get(term, ()))]
     return tuple(t for _, t in sorted(found))
+
+
+def _hidden(term: str, spans: dict[str, list[tuple[int, int, int]]], hiders: Sequence[str]) -> bool:
+    """Whether every match of `term` lies inside a strictly longer match of one of `hiders` (same text)."""
+    others = [o for t in hiders for o in spans.get(t, ())]
+    return bool(others) and all(
+        any(o[0] == hit[0] and o[1] <= hit[1] and hit[2] <= o[2] and o[2] - o[1] > hit[2] - hit[1] for o in others)
+        for hit in spans[term])
 
 
 # people the labels' cautions single out: "드셔도 되나요" for them asks for the cautions (section_intent)
