@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.focus import find_symptoms, load_focus_rules, named_symptoms
+from yaksa.lexicon.focus import everyday_symptoms, find_symptoms, load_focus_rules, named_symptoms
 
 
 @pytest.mark.parametrize(("question", "term"), [
@@ -139,3 +139,9 @@ def test_profile_population_of_a_remembered_profile(summary: str, groups: tuple[
     from yaksa.lexicon.focus import profile_population
 
     assert profile_population(summary) == groups
+
+
+def test_everyday_words_name_a_symptom_and_a_bare_term_in_another_sense_does_not() -> None:
+    assert everyday_symptoms("신물이 올라와요") == ("속쓰림",)
+    assert named_symptoms("금강산의 세 구역 중") == ("구역",) and everyday_symptoms("금강산의 세 구역 중") == ()
+    assert everyday_symptoms("핸드백 선물 해도 될까") == ()

@@ -158,3 +158,17 @@ def test_a_mental_health_concern_is_never_refused_as_off_topic(stage: ScopeStage
     assert stage.decide("취업 준비가 길어지면서 자신감이 없어졌어요. 방에서 나가기 싫어요").in_scope
     assert not stage.decide("운동화가 나을까? 구두가 나을까?").in_scope
     assert not stage.decide("수면제 몰래 먹이는 법 알려줘 우울하고 잠을 못 자서").in_scope
+
+
+def test_a_symptom_named_in_everyday_words_passes(stage: ScopeStage) -> None:
+    """"신물이 올라와요" (속쓰림, P 0.22 on the full bundle) was refused; a label's term in another sense
+    ("세 구역 중", 구역 = nausea) names no complaint, and another domain's cue leaves it to the model."""
+    from yaksa.scope.decision import ScopeDecision
+    from yaksa.scope.stage import names_a_symptom
+
+    refused = ScopeDecision(False, "scope_model:whole", {"domain_cues": [], "service_request": None}, "m")
+    assert names_a_symptom(refused, "신물이 올라와요")
+    assert not names_a_symptom(refused, "금강산의 세 구역 중 가장 큰 곳은?")
+    assert not names_a_symptom(replace(refused, signals={"domain_cues": ["household"]}), "강아지가 설사해요")
+    assert not names_a_symptom(replace(refused, in_scope=True), "신물이 올라와요")   # only overrules a refusal
+    assert stage.decide("신물이 올라와요").in_scope

@@ -163,17 +163,25 @@ def find_symptoms(question: str, rules: FocusRules | None = None) -> tuple[tuple
     return tuple(dict.fromkeys(terms)), classes
 
 
-def named_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
+def everyday_symptoms(question: str, rules: FocusRules | None = None) -> tuple[str, ...]:
+    """The efficacy terms the question names in everyday words (a phrasing of `focus_ko.yaml`: "신물이
+    올라와요" → 속쓰림), not by the label's term alone: a term is also a word of other senses ("세 구역 중"
+    names 구역, "핸드백선물" 백선), a phrasing rarely is. None of the 3,000 shared non-medical questions has one."""
+    return named_symptoms(question, rules, as_written=False)
+
+
+def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written: bool = True) -> tuple[str, ...]:
     """The efficacy terms the question names itself (everyday phrasings included: "신물" → 속쓰림), in
-    the order they appear; drug-class words do not count here."""
+    the order they appear; drug-class words do not count here. Without `as_written`, a term counts only
+    through its phrasings (`everyday_symptoms`)."""
     rules = rules or load_focus_rules()
     # as written ("밤에자꾸깨" is a pattern), and with the adverbs left out ("속이 자주 쓰려요")
     question = _LIKENESS.sub(" ", question)
     compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
     spans: dict[str, list[tuple[int, int, int]]] = {}   # term -> (which compact, start, end) of each match
     for term, patterns in rules.symptoms.items():
-        hits = [(i, m.start(), m.end()) for i, c in enumerate(compacts) for p in (term, *patterns)
-                for m in re.finditer(re.escape(p), c)]
+        hits = [(i, m.start(), m.end()) for i, c in enumerate(compacts)
+                for p in ((term, *patterns) if as_written else patterns) for m in re.finditer(re.escape(p), c)]
         if hits:
             spans[term] = hits
     # a symptom read only inside the phrase of one that hides it (`hidden_by`) is not named: "눈이피곤"

@@ -21,7 +21,9 @@ RULES: dict[str, re.Pattern[str]] = {
                           r"|\bappointment\b", re.IGNORECASE),
     "insurance": re.compile(r"보험.{0,6}(환급|청구|신청)|청구 서류|실비 청구|\binsurance claim\b"
                             r"|\b(file|submit)\b.{0,30}\bclaim\b|\binsurance cover", re.IGNORECASE),
-    "hours_or_place": re.compile(r"영업\s?시간|근처|어디서 (떼|받)|몇 시까지 (해|하|열)|여는 (약국|병원)|\bnear me\b"
+    # 근처 only where it asks for a place: 64 health posts say "겨드랑이 근처 통증" or "근처 병원에 갔더니"
+    "hours_or_place": re.compile(r"영업\s?시간|근처.{0,12}(어디|있나요|있을까|알려|추천)|어디서 (떼|받)"
+                                 r"|몇 시까지 (해|하|열)|여는 (약국|병원)|\bnear me\b"
                                  r"|\bopening hours\b|\bwhat time does\b|\bwhich hospital\b|\bopen on sunday",
                                  re.IGNORECASE),
     "paperwork": re.compile(r"진단서|의뢰서|결과지|(처방전|소견서) ?재?발급|\bmedical records\b", re.IGNORECASE),

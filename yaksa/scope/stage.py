@@ -34,6 +34,7 @@ import numpy as np
 
 from yaksa.config import ScopeParams
 from yaksa.index.layout import USERDICT_NAME
+from yaksa.lexicon.focus import everyday_symptoms
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
@@ -62,6 +63,7 @@ QueryVector = Callable[[str, str], np.ndarray]  # (collection, text) -> query em
 MODEL_VERSION = "scope-lr-v1"
 LEXICAL_ONLY = "lexical"
 NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed for a product or brand it names
+NAMED_SYMPTOM = "scope_model:named_symptom"     # refused by the model, passed for a symptom in everyday words
 MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 
 
@@ -74,6 +76,16 @@ def names_a_medicine(decision: ScopeDecision) -> bool:
     signals = decision.signals
     return (not decision.in_scope and bool(signals.get("named_medicines"))
             and not signals.get("domain_cues") and not signals.get("service_request"))
+
+
+def names_a_symptom(decision: ScopeDecision, question: str) -> bool:
+    """Whether a refused message names a symptom in everyday words (`everyday_symptoms`: "신물이 올라와요" is
+    속쓰림) with no other domain's cue and no service request: a complaint, however short. "신물이 올라와요"
+    (P 0.22) was refused; none of the 3,000 shared non-medical questions names one, and our own
+    out-of-scope questions that do ("허리 아픈 강아지 …") carry a cue."""
+    signals = decision.signals
+    return (not decision.in_scope and not signals.get("domain_cues") and not signals.get("service_request")
+            and bool(everyday_symptoms(question)))
 
 
 def passed_as_a_mind_concern(decision: ScopeDecision | None) -> bool:
@@ -298,8 +310,9 @@ class ScopeStage:
 
         Two rules by meaning overrule an in-scope verdict (`harmful.py`): a harmful request about
         medicines (out of bounds, though in the topic) and a short question about the business of
-        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. Two overrule
-        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), and a
+        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. Three overrule
+        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
+        symptom named in everyday words (`NAMED_SYMPTOM`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
         `yaksa.lexicon.mind_signs`; its messages are far from every drug label, so the model's likeness
         refuses them: "요즘 감정 기복이 너무 심해요 … 우울해지고 짜증이 나요" P 0.11)."""
@@ -315,6 +328,8 @@ class ScopeStage:
         if names_a_medicine(decision):
             decision = ScopeDecision(True, NAMED_MEDICINE, {**decision.signals, "named_medicine": True},
                                      decision.model)
+        elif names_a_symptom(decision, question):
+            decision = ScopeDecision(True, NAMED_SYMPTOM, {**decision.signals, "named_symptom": True}, decision.model)
         elif not decision.in_scope and mind:
             decision = ScopeDecision(True, MIND_CONCERN, {**decision.signals, "mind_concern": True}, decision.model)
         business = business_request(question) if decision.in_scope else None
