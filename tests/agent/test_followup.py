@@ -213,14 +213,14 @@ def test_an_elliptical_question_gets_the_last_turns_drug_in_front(catalog: DrugC
     assert not resolve("하루에 몇 번까지 돼요?", history, catalog.link).refers_back             # not implicit
 
 
-def test_a_statement_of_who_the_person_is_after_an_answer_is_remembered(make_runner) -> None:
-    """"저희 아이가 5살이에요" right after an answer was refused as small talk (an age is not medical), so the
-    child was never remembered; after an answer it is, and alone it is still refused."""
+def test_a_statement_of_who_the_person_is_is_remembered(make_runner) -> None:
+    """"저희 아이가 5살이에요" was refused as small talk (an age is not medical), so the child was never
+    remembered; now it passes, first or after an answer, and is remembered. Asking something else is not it."""
     runner = make_runner()
-    assert runner.run("저희 아이가 5살이에요", "stranger").blocked        # nothing answered before it
-    first = runner.run("페니라민정 먹어도 돼요?", "u")
-    assert not first.blocked and "[문서" in first.answer
+    first = runner.run("저 14살이고 여자예요.", "stranger")
+    assert not first.blocked and first.trace["intent"] == "statement" and "14세" in first.profile_summary
+    assert runner.run("페니라민정 먹어도 돼요?", "u").citations
     told = runner.run("저희 아이가 5살이에요", "u")
-    assert not told.blocked and told.trace["scope"]["reason"] == "describes_the_person"
-    assert told.trace["intent"] == "statement" and "5세" in told.profile_summary
+    assert not told.blocked and told.trace["intent"] == "statement" and "5세" in told.profile_summary
     assert runner.run("오늘 날씨 어때요?", "u").blocked                  # states nothing about the person
+    assert runner.run("나 25살인데 주식 뭐 사?", "v").blocked             # asks another domain's question

@@ -12,9 +12,9 @@ token. The trace carries `red_flag: {rule, urgency}`.
 
 A refused question that leaves its drug out ("하루에 몇 번까지 돼요?") right after a cited answer in the
 user's own conversation passes as `continues_an_answer` (`resolve_followup` then puts the drug in front
-of it), and a refused statement of who the person is ("저희 아이가 5살이에요") there passes as
-`describes_the_person` (the memory node remembers it): the user's last turn is read for that, and
-nothing is written.
+of it): the user's last turn is read for that, and nothing is written. A refused statement of who the
+person is and nothing else ("저희 아이가 5살이에요") passes as `describes_the_person`, and the memory node
+remembers it.
 
 Why first and not inside retrieval: a cached answer, an LLM call or a Tavily request made before the
 decision would already have handed the question to something that should not have it.
@@ -73,7 +73,7 @@ def scope(deps: AgentDeps):
         if not decision.in_scope and _continues_an_answer(deps, state, decision):
             decision = ScopeDecision(True, CONTINUES_AN_ANSWER, {**decision.signals, "refused_by": decision.reason},
                                      "rules:followup")
-        elif not decision.in_scope and _describes_the_person(deps, state, decision):
+        elif not decision.in_scope and _describes_the_person(state, decision):
             decision = ScopeDecision(True, DESCRIBES_THE_PERSON, {**decision.signals, "refused_by": decision.reason},
                                      "rules:followup")
         turn.notes["scope"] = decision.to_json()
@@ -98,17 +98,15 @@ def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) 
     return follows_an_answer(history)
 
 
-def _describes_the_person(deps: AgentDeps, state: dict, decision: ScopeDecision) -> bool:
-    """A refused statement of who the person is and nothing else ("저희 아이가 5살이에요": an age, sex, pregnancy
-    or weight; the turn's slots, its speech act a statement) that follows a cited answer in this user's
-    conversation: the parent is saying whom the answer is for. It was refused as small talk (an age is not
-    medical) and so never remembered, and the next question got adults' doses. Alone, with no answer
-    before it, it stays refused ("나 25살이야" is small talk); a harmful request or another domain's cue
-    too. Passed, the memory node remembers it and says so (a statement gets no search)."""
+def _describes_the_person(state: dict, decision: ScopeDecision) -> bool:
+    """A refused statement of who the person is and nothing else ("저희 아이가 5살이에요", "저 14살이고
+    여자예요": an age, sex, pregnancy or weight; the turn's slots, its speech act a statement): the person a
+    pharmacist's answer is for. An age names nothing medical, so the scope model refused it as small talk
+    and it was never remembered: the next question got adults' doses, and in the dialogue study a persona's
+    opening "저 14살이고 여자예요" was lost. None of the 3,000 shared non-medical questions nor of our 387
+    out-of-scope ones is such a statement (counted 2026-11-30). A harmful request or another domain's cue
+    stays refused. Passed, the memory node remembers it and says so (a statement gets no search)."""
     question, analysis = state["question"], state["analysis"]
     if is_harmful_refusal(decision.reason) or domain_cues(question):
         return False
-    if analysis.speech_act != "statement" or not any(s.name in PERSON_FACTS for s in analysis.slots):
-        return False
-    history = deps.store_for(state["flags"]).recent_turns(state["user_id"], 1)
-    return follows_an_answer(history)
+    return analysis.speech_act == "statement" and any(s.name in PERSON_FACTS for s in analysis.slots)
