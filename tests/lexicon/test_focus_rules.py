@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.focus import everyday_symptoms, find_symptoms, load_focus_rules, named_symptoms
+from yaksa.lexicon.focus import (
+    everyday_symptoms,
+    find_symptoms,
+    load_focus_rules,
+    named_symptoms,
+    names_a_pain,
+)
 
 
 @pytest.mark.parametrize(("question", "term"), [
@@ -145,3 +151,11 @@ def test_everyday_words_name_a_symptom_and_a_bare_term_in_another_sense_does_not
     assert everyday_symptoms("신물이 올라와요") == ("속쓰림",)
     assert named_symptoms("금강산의 세 구역 중") == ("구역",) and everyday_symptoms("금강산의 세 구역 중") == ()
     assert everyday_symptoms("핸드백 선물 해도 될까") == ()
+
+
+@pytest.mark.parametrize(("question", "pain"), [
+    ("한번씩 우측가슴이 찌릿한데 왜그런가요?", True), ("요즘들어 종종 가슴이 아플때가 있습니다", True),
+    ("어깨가 너무 결려요", True), ("이별해서 마음이 아파", False), ("두통 등이 있어요", False),
+])
+def test_a_part_of_the_body_that_hurts_is_a_complaint(question: str, pain: bool) -> None:
+    assert names_a_pain(question) == pain

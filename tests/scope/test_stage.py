@@ -172,3 +172,4 @@ def test_a_symptom_named_in_everyday_words_passes(stage: ScopeStage) -> None:
     assert not names_a_symptom(replace(refused, signals={"domain_cues": ["household"]}), "강아지가 설사해요")
     assert not names_a_symptom(replace(refused, in_scope=True), "신물이 올라와요")   # only overrules a refusal
     assert stage.decide("신물이 올라와요").in_scope
+    assert names_a_symptom(refused, "한번씩 우측가슴이 찌릿한데 왜그런가요?")    # a part of the body that hurts

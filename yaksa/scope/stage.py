@@ -34,7 +34,7 @@ import numpy as np
 
 from yaksa.config import ScopeParams
 from yaksa.index.layout import USERDICT_NAME
-from yaksa.lexicon.focus import everyday_symptoms
+from yaksa.lexicon.focus import everyday_symptoms, names_a_pain
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
@@ -80,12 +80,13 @@ def names_a_medicine(decision: ScopeDecision) -> bool:
 
 def names_a_symptom(decision: ScopeDecision, question: str) -> bool:
     """Whether a refused message names a symptom in everyday words (`everyday_symptoms`: "신물이 올라와요" is
-    속쓰림) with no other domain's cue and no service request: a complaint, however short. "신물이 올라와요"
+    속쓰림; or a part of the body that hurts, `names_a_pain`: "한번씩 우측가슴이 찌릿한데 왜그런가요?" P 0.21) with
+    no other domain's cue and no service request: a complaint, however short. "신물이 올라와요"
     (P 0.22) was refused; none of the 3,000 shared non-medical questions names one, and our own
     out-of-scope questions that do ("허리 아픈 강아지 …") carry a cue."""
     signals = decision.signals
     return (not decision.in_scope and not signals.get("domain_cues") and not signals.get("service_request")
-            and bool(everyday_symptoms(question)))
+            and (bool(everyday_symptoms(question)) or names_a_pain(question)))
 
 
 def passed_as_a_mind_concern(decision: ScopeDecision | None) -> bool:
