@@ -92,7 +92,10 @@ def test_a_complaint_no_label_treats_is_not_answered_from_side_effect_lists() ->
     """"가슴이 답답하고 심장이 벌렁거려요" got naproxen's side-effect lists (a real post, 2026-11-27)."""
     question = "가슴이 답답하고 심장이 벌렁거려요"
     assert side_effects_only(question, _focus(), None, [SIDE_EFFECTS])
-    assert not side_effects_only(question, _focus(), None, [SIDE_EFFECTS, USES])        # a label's uses found
+    related_uses = replace(USES, text="가슴이 답답하고 두근거릴 때 사용합니다.")
+    assert not side_effects_only(question, _focus(), None, [SIDE_EFFECTS, related_uses])  # a label's uses found
+    # uses that name nothing it said are no answer ("가슴이 찌릿해요" got a gas remedy's uses beside them)
+    assert side_effects_only(question, _focus(), None, [SIDE_EFFECTS, USES])
     assert not side_effects_only(question, _focus("symptom"), None, [SIDE_EFFECTS])      # a symptom labels treat
     assert not side_effects_only(question, _focus(mentions=("나프록센",)), None, [SIDE_EFFECTS])   # a drug named
     assert not side_effects_only("약 먹고 가슴이 두근거려요", _focus(), None, [SIDE_EFFECTS])   # about a medicine

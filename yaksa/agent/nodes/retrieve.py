@@ -95,9 +95,13 @@ def side_effects_only(question: str, focus: Any, post: Any, citations: list[Cita
                       kind: str | None = None) -> bool:
     """A short general question (`_short_general_question`) about a complaint no label treats, whose search
     found nothing but side-effect sections that share its words ("가슴이 답답하고 심장이 벌렁거려요" got
-    naproxen's side-effect lists): quoting them would read as an answer to what was asked."""
-    return (_short_general_question(question, focus, post, citations, kind)
-            and all(c.metadata.get("section_key") == "side_effects" for c in citations))
+    naproxen's side-effect lists): quoting them would read as an answer to what was asked. Sections that share
+    no word with it do not count ("가슴이 찌릿해요" got naproxen's side effects beside a gas remedy's uses, which
+    name nothing it said); none sharing one is `unrelated_labels`."""
+    if not _short_general_question(question, focus, post, citations, kind):
+        return False
+    related = [c for c in citations if _shares_a_word_with(question, [c])]
+    return bool(related) and all(c.metadata.get("section_key") == "side_effects" for c in related)
 
 
 def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citation],
