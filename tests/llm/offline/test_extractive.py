@@ -352,3 +352,17 @@ def test_a_dose_question_quotes_the_dosing_sentences_that_state_an_amount() -> N
     # not a dose question: the amounts earn nothing
     other = extractive_answer("이 약은 어떤 약이에요?", [usage])
     assert "(10~15 mg/kg)" not in other
+
+
+def test_signs_of_worry_beside_a_complaint_say_where_to_get_help_before_the_labels() -> None:
+    """"… 온갖 걱정이 떠올라서 새벽까지 잠을 못 자요. 낮에는 피곤해서 …" got a sleep aid's label and nothing else."""
+    from yaksa.llm.offline.rule_verifier import verify_rules
+
+    sleep_aid = [Citation(1, "mfds:1:efficacy", "drugs", "수면정", "효능효과", "이 약은 불면증의 보조치료에 사용합니다.", 0.9,
+                          {"section_key": "efficacy"})]
+    answer = extractive_answer("밤에 누우면 온갖 걱정이 떠올라서 새벽까지 잠을 못 자요. 낮에는 피곤해서 아무것도 못 해요.",
+                               sleep_aid)
+    first = answer.split("\n\n")[0]
+    assert "정신건강의학과" in first and "1577-0199" in first and "[문서 1]" in answer
+    assert verify_rules(answer, sleep_aid).verdict == "PASS"
+    assert "정신건강의학과" not in extractive_answer("밤에 잠을 못 자요", sleep_aid)   # one sign: the labels alone

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.focus import find_population, profile_population
+from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
@@ -343,13 +344,28 @@ def cause_note(question: str, population: Sequence[str] = (), labels_follow: boo
             f"tell. Please see a doctor{' (a paediatrician for a child)' if child else ''}. {SAFETY_LINE_EN}{rest}")
 
 
+def mind_note(labels_follow: bool = False) -> str:
+    """A short message showing signs of depression or anxiety beside a complaint the labels treat ("밤에 누우면
+    온갖 걱정이 떠올라서 새벽까지 잠을 못 자요. 낮에는 피곤해서 아무것도 못 하고요" got a sleep aid's label and
+    nothing else): the labels answer the complaint, not what keeps the person awake, so where to get help for
+    that is said first. It carries the consult line, like `cause_note`."""
+    rest = " 아래는 물으신 증상에 쓰는 약의 허가 정보입니다." if labels_follow else ""
+    # no duration or hours: the rule verifier takes any number near a time word for a dose the labels must state
+    return ("걱정이나 불안, 가라앉는 기분 때문에 잠이나 일상이 힘든 날이 이어지면 정신건강의학과에서 상담을 받아 "
+            "보세요. 지금 많이 힘드시면 정신건강위기상담전화 1577-0199에서 언제든 이야기를 들어 드립니다. "
+            f"{SAFETY_LINE_KO}{rest}")
+
+
 def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool) -> list[str]:
     """What a message asks that no label answers, said before the labels: a long post's questions for a
-    doctor (`care_note`), or a short question's asking only for the cause (`cause_note`)."""
+    doctor (`care_note`), a short question's asking only for the cause (`cause_note`), or a short message's
+    signs of depression or anxiety (`mind_note`, `MIN_SIGNS` different ones)."""
     if post is not None and post.long:
         return [care_note(post, labels_follow=labels_follow)] if post.care_questions else []
     if post is not None and post.asks_cause and is_korean(question):
         return [cause_note(question, population, labels_follow=labels_follow)]
+    if is_korean(question) and len(mind_signs(question)) >= MIN_SIGNS:
+        return [mind_note(labels_follow=labels_follow)]
     return []
 
 
