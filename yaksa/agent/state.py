@@ -35,6 +35,7 @@ class AgentState(TypedDict, total=False):
     k: int
     slots: list[SlotItem]
     profile_summary: str
+    profile_population: tuple[str, ...]   # whom the remembered profile describes (child, pregnant …)
     profile_terms: list[str]
     history: list[dict[str, str]]
     search_query: str

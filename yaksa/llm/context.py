@@ -53,6 +53,7 @@ class AssembledPrompt:
     profile_summary: str
     evidence_blocks: tuple[str, ...] = ()  # the documents exactly as the prompt carries them
     post: PostReading | None = None        # a long post's reading: the offline answer uses it too
+    remembered: tuple[str, ...] = ()       # whom the remembered profile describes (the offline answer's fallback)
 
 
 def section_budgets(total_tokens: int) -> dict[str, int]:
@@ -106,6 +107,7 @@ def _history(history: Sequence[dict[str, str]], budget: int) -> list[dict[str, s
 def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary: str = "",
                     history: Sequence[dict[str, str]] = (),
                     total_tokens: int = DEFAULT_TOTAL_TOKENS, post: PostReading | None = None,
+                    remembered: Sequence[str] = (),
                     ) -> AssembledPrompt:  # fmt: skip
     """The generator's messages: system + profile, recent history, then the facts of a long post,
     evidence and question."""
@@ -133,4 +135,4 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     }
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
     return AssembledPrompt(messages, budgets["generation"], used, question.strip(), tuple(evidence),
-                           profile_summary, tuple(blocks), post)  # fmt: skip
+                           profile_summary, tuple(blocks), post, tuple(remembered))  # fmt: skip

@@ -22,6 +22,7 @@ from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import attribute_slots
+from yaksa.lexicon.focus import profile_population
 from yaksa.scope.stage import passed_as_a_mind_concern
 
 
@@ -65,7 +66,9 @@ def store_memory(deps: AgentDeps):
         changed = store.add(user, facts, epoch=state.get("erasure_epoch"))
         view = store.view(user, about=subject)
         turn.notes["memory"] = {"changed": changed, "items": view.count, "about": subject}
-        update: dict[str, Any] = {"profile_summary": view.summary, "profile_terms": view.terms}
+        # whom the profile describes, read once for the search and the answer (`profile_population`)
+        update: dict[str, Any] = {"profile_summary": view.summary, "profile_terms": view.terms,
+                                  "profile_population": profile_population(view.summary)}
         if state.get("intent") == "statement":
             update.update(answer=statement_reply(view.summary), citations=[], verified=False)
         return update

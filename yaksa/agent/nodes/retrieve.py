@@ -52,7 +52,6 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
-from yaksa.lexicon.focus import profile_population
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -270,7 +269,7 @@ def _for_the_person(focus: Any, state: dict) -> Any:
     mg); a pregnant user's "하루에 몇 번까지 돼요?" got five 용법용량 sections and nothing on pregnancy."""
     if focus is None or focus.lang != "ko" or focus.mode == "general" or focus.population:
         return focus
-    population = profile_population(state.get("profile_summary") or "")
+    population = tuple(state.get("profile_population") or ())
     return replace(focus, population=population) if population else focus
 
 

@@ -370,9 +370,11 @@ def _opening_note(question: str, post: PostReading | None, population: Sequence[
 
 
 def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "",
-                      post: PostReading | None = None) -> str:
+                      post: PostReading | None = None, remembered: Sequence[str] | None = None) -> str:
     """An answer whose every sentence is copied from a cited document, ending with the consult line.
-    `post`: the turn's reading of a long message (module doc); None or a short one changes nothing."""
+    `post`: the turn's reading of a long message (module doc); None or a short one changes nothing.
+    `remembered`: whom the remembered profile describes, as the memory node read it once for the turn
+    (`lexicon.focus.profile_population`); None reads it from `profile_summary` here (callers outside the agent)."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     korean = is_korean(question)
@@ -380,7 +382,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     long_post = post is not None and post.long
     # whom it is for: a long post's reader's person, else the question's own words, else the remembered person's
     # (a follow-up that names no one: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요")
-    population = post.population if long_post else (find_population(question) or profile_population(profile_summary))
+    if remembered is None:
+        remembered = profile_population(profile_summary)
+    population = post.population if long_post else (find_population(question) or tuple(remembered))
     if not evidence:
         note = _opening_note(question, post, population, labels_follow=False)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])

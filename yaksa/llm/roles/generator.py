@@ -44,6 +44,7 @@ def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageL
         except LLMError as exc:
             error = str(exc)
     usage.mark_fallback("generator", FALLBACK, error)
-    text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary, post=prompt.post)
+    text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary, post=prompt.post,
+                             remembered=prompt.remembered)
     _emit_sentences(text, on_token)
     return Generation(text, FALLBACK, error, dict(prompt.tokens_by_section))
