@@ -194,8 +194,8 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
     spans: dict[str, list[tuple[int, int, int]]] = {}   # term -> (which compact, start, end) of each match
     for term, patterns in rules.symptoms.items():
-        hits = [(i, m.start(), m.end()) for i, c in enumerate(compacts)
-                for p in ((term, *patterns) if as_written else patterns) for m in re.finditer(re.escape(p), c)]
+        hits = [(i, start, start + len(p)) for i, c in enumerate(compacts)
+                for p in ((term, *patterns) if as_written else patterns) for start in _occurrences(p, c)]
         if hits:
             spans[term] = hits
     # a symptom read only inside the phrase of one that hides it (`hidden_by`) is not named: "눈이피곤"
@@ -203,6 +203,16 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     found = [(min(start for _, start, _ in hits), term) for term, hits in spans.items()
              if not _hidden(term, spans, rules.hidden_by.get(term, ()))]
     return tuple(t for _, t in sorted(found))
+
+
+def _occurrences(pattern: str, text: str) -> list[int]:
+    """Start of every occurrence of a plain `pattern` in `text` (str.find: this runs for every pattern of
+    every symptom on every question, where a regex per pattern cost ~0.7 ms a question)."""
+    starts, at = [], text.find(pattern)
+    while at >= 0:
+        starts.append(at)
+        at = text.find(pattern, at + len(pattern))   # not overlapping, as a regex would find them
+    return starts
 
 
 def _hidden(term: str, spans: dict[str, list[tuple[int, int, int]]], hiders: Sequence[str]) -> bool:

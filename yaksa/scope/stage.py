@@ -325,7 +325,8 @@ class ScopeStage:
         if harm is not None:
             return ScopeDecision(False, f"{HARMFUL_REASON_PREFIX}{harm.rule}",
                                  {**decision.signals, "harmful_request": harm.rule}, decision.model)
-        mind = about_mental_health(question)
+        # read only when it can change the verdict: a refusal, or a narrow pass the nothing-near rule may refuse
+        mind = (not decision.in_scope or may_refuse(question, decision.signals)) and about_mental_health(question)
         if names_a_medicine(decision):
             decision = ScopeDecision(True, NAMED_MEDICINE, {**decision.signals, "named_medicine": True},
                                      decision.model)

@@ -12,8 +12,8 @@ symptom, measurement or medical word: the scope stage's lexical signals), passed
 and whose search found only drug labels sharing no word with it is told the data has nothing on it: a
 label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A message about the
 mind that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?", `names_mind_condition`; or
-one the scope stage passed only as a mental-health concern, "감정 기복이 심하고 우울해요") is sent to 정신건강의학과 with the crisis line instead of being answered from
-whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
+one the scope stage passed only as a mental-health concern, "감정 기복이 심하고 우울해요") is sent to
+정신건강의학과 with the crisis line instead of being answered from whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
 of a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?", `asks_only_the_cause`) is sent to a doctor
 (소아청소년과 for a child); one asking when a fever needs a doctor ("아기 열이 몇 도부터 병원 가야 해요?",
 `rules_asked`) gets the red-flag table's fever rules for the person asked about. All are decided before any
@@ -256,7 +256,8 @@ def _about_the_mind(state: dict) -> bool:
     if focus is None or focus.mode != "general":
         return False
     post = state.get("post")
-    return passed_as_a_mind_concern(state.get("scope")) or (not (post is not None and post.long) and names_mind_condition(state["question"]))
+    short = post is None or not post.long
+    return passed_as_a_mind_concern(state.get("scope")) or (short and names_mind_condition(state["question"]))
 
 
 def _for_the_person(focus: Any, state: dict) -> Any:
