@@ -49,6 +49,7 @@ def test_a_named_condition_is_a_concern_at_the_start_of_a_word() -> None:
     assert names_mind_condition("공황장애 같아요") and names_mind_condition("자해를 했어요")
     assert about_mental_health("게임 중독 치료가 필요할까요?")
     assert not names_mind_condition("스타트업에 투자해볼까?")
+    assert names_mind_condition("분노 조절이 안 되는 것 같아요") and names_mind_condition("번아웃인 것 같아요")
 
 
 def test_no_shared_non_medical_question_shows_two_signs() -> None:

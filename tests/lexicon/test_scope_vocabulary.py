@@ -2,11 +2,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from yaksa.config import load_settings
 from yaksa.lexicon.scope_vocabulary import (
     CARE_WORDS,
     corpus_terms,
     curated_medical_words,
+    english_corpus_terms,
+    in_other_sense,
     is_medical_token,
     medical_vocabulary,
     names_mind_condition,
@@ -42,6 +46,16 @@ def test_english_medical_tokens_by_word_and_by_drug_suffix() -> None:
         assert not is_medical_token(word, vocab), word
 
 
+def test_english_words_of_the_documents_are_medical_but_not_general_english() -> None:
+    """Exam questions name "metaplasia", "ligament", "trimester" and no consumer word; "history" and "higher"
+    are frequent in the case records but are everyday English (the derivation's general-frequency cap)."""
+    terms = english_corpus_terms()
+    assert {"ligament", "metaplasia", "trimester", "cervical", "intussusception"} <= terms
+    assert not {"history", "higher", "stock", "recipe", "weather", "price"} & terms
+    assert all(w.isascii() and w.isalpha() and w == w.lower() and len(w) >= 4 for w in terms)
+    assert is_medical_token("Ligament", frozenset()) and not is_medical_token("weather", frozenset())
+
+
 def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_them(tiny_project: Path) -> None:
     """Real posts and exam stems name 통증, 증상, 질환, 임신 where they name no drug; a word the analyser
     reads as something else ("오심" as 오다) must not make that other token medical."""
@@ -51,7 +65,7 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
     loaded = load_published(load_settings(tiny_project / "params.yaml").paths.indexes)
     try:
         vocab = medical_vocabulary(loaded.tokenizer, loaded.bundle.path / "userdict.tsv")
-        assert {"통증", "증상", "병원", "검사", "질환", "저리다", "가루약", "가글", "상비약", "흉터"} <= vocab
+        assert {"통증", "증상", "병원", "검사", "질환", "저리다", "가루약", "가글", "상비약", "흉터", "구충제", "유산균"} <= vocab
         # mental health is health: a post about panic or an addiction may name nothing else
         assert {"치료", "정신과", "공황", "강박증", "중독", "트라우마", "두근거리다", "숨", "코골이"} <= vocab
         # dentistry is medicine: exam stems name 법랑질, 상악, 근관 and nothing else medical
@@ -71,3 +85,20 @@ def test_a_mental_health_condition_is_named_and_food_poisoning_is_not_one() -> N
     for poisoning in ("식중독인 것 같아요", "연탄가스 중독 같아요", "일산화탄소 중독이면 어떻게 해요", "농약 중독"):
         assert not names_mind_condition(poisoning), poisoning
     assert not names_mind_condition("두통에 먹는 약")
+
+
+@pytest.mark.parametrize(("word", "text", "other"), [
+    ("구역", "금강산의 구역 가운데 삼선암이 있는 곳은?", True),
+    ("구역", "지구를 나눈 세 구역 중 가장 큰 곳은?", True),
+    ("구역", "구역과 구토가 있어요", False),
+    ("구역", "발열, 구역, 피로를 호소하는 환자", False),
+    ("구역", "환자의 구역감이 심해요", False),
+    ("구역", "세 구역 중 하나에서 구역질이 났어요", False),   # one occurrence is nausea
+    ("지질", "금강산을 만든 특유의 지질 활동은?", True),
+    ("지질", "지질 대사 이상", False),
+    ("중추", "중추적 역할을 한 사람은?", True),
+    ("중추", "중추 신경계 부작용", False),
+    ("두통", "두통이 심해요", False),
+])
+def test_a_medical_word_in_its_everyday_sense(word: str, text: str, other: bool) -> None:
+    assert in_other_sense(word, text) is other

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from yaksa.scope.cues import domain_cues
-from yaksa.scope.features import knn_means, leave_one_out_knn
+from yaksa.scope.features import knn_means, leave_one_out_knn, lexical_signals
 from yaksa.scope.model import fit_embedding_direction, fit_scope_model
 
 
@@ -64,3 +64,21 @@ def test_embedding_direction_logits_are_out_of_fold() -> None:
     direction, oof = fit_embedding_direction(vectors, y, 1.0)
     assert oof.shape == (60,) and (oof[y] > 0).mean() > 0.8 and (oof[~y] < 0).mean() > 0.8
     assert direction.logit(np.eye(8)[0] * 3) > 0 > direction.logit(-np.eye(8)[0] * 3)
+
+
+class _Words:
+    """Whitespace words: enough to test which tokens count as medical."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.replace("?", "").split()
+
+
+def test_a_medical_word_in_its_everyday_sense_names_nothing_medical() -> None:
+    """KorQuAD trivia about 금강산 passed on 구역 (an area, read as nausea) and 지질 (geology, read as lipids)."""
+    vocabulary = frozenset({"구역", "지질", "구토"})
+    area = lexical_signals("금강산의 구역 가운데 삼선암이 있는 곳은?", _Words(), vocabulary)
+    assert not [m for m in area.medical if "구역" in m] and area.density == 0.0
+    geology = lexical_signals("금강산을 만든 지질 활동은?", _Words(), vocabulary)
+    assert geology.medical == ()
+    nausea = lexical_signals("구역 구토가 심해요", _Words(), vocabulary)
+    assert "구역" in nausea.medical and "symptom:구역" in nausea.medical

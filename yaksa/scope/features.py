@@ -30,7 +30,12 @@ from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.expansion import expand_query
 from yaksa.lexicon.focus import named_symptoms
 from yaksa.lexicon.linking import DrugCatalog
-from yaksa.lexicon.scope_vocabulary import clinical_measurements, is_medical_token, medical_vocabulary
+from yaksa.lexicon.scope_vocabulary import (
+    clinical_measurements,
+    in_other_sense,
+    is_medical_token,
+    medical_vocabulary,
+)
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.cues import domain_cues
@@ -64,12 +69,12 @@ class LexicalSignals:
 def lexical_signals(question: str, tokenizer: Tokenizer, vocabulary: frozenset[str],
                     catalog: DrugCatalog | None = None) -> LexicalSignals:
     tokens = tuple(tokenizer.tokenize(question))
-    medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary)]
+    medical_tokens = [t for t in tokens if is_medical_token(t, vocabulary) and not in_other_sense(t, question)]
     rules = [f"rule:{family}" for family in sorted(expand_query(question).sources)]
     rules += [f"measure:{kind}" for kind in clinical_measurements(question)]
     link = catalog.link(question) if catalog is not None else None
     rules += [f"drug:{m}" for m in (link.mentions if link is not None else ())]
-    rules += [f"symptom:{t}" for t in named_symptoms(question)]
+    rules += [f"symptom:{t}" for t in named_symptoms(question) if not in_other_sense(t, question)]
     density = len(medical_tokens) / len(tokens) if tokens else 0.0
     medical = tuple(sorted(set(medical_tokens))) + tuple(rules)
     medicines = () if link is None else tuple(dict.fromkeys(
