@@ -24,6 +24,9 @@ def test_the_cheap_conditions_need_all_of_nothing_named_a_narrow_pass_and_no_med
     assert not may_be_nothing_near("붕해시험법의 시험액은?", NARROW)                       # a pharmacopoeia test
     assert not passed_narrowly({"p_in_scope": 0.2, "threshold": 0.25})   # blocked by the model (a red flag's)
     assert not passed_narrowly({})                                         # no learned model: unknown
+    # narrow means "the model still finds it more likely out than in", whatever the threshold
+    assert passed_narrowly({"p_in_scope": 0.45, "threshold": 0.32})
+    assert not passed_narrowly({"p_in_scope": 0.55, "threshold": 0.32})
 
 
 def test_sharing_a_word_reads_content_words_only() -> None:

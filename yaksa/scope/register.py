@@ -4,9 +4,9 @@ Why a register and not more cue words: the non-medical questions that passed the
 requests to a home assistant and small talk with no word of another domain in them ("가장 급히 처리해야할
 스케쥴 알 수 있니", "온수 기능이 켜져 있니", "폭염은 언제까지 계속되니"). Listing their objects one by one
 (`cues.py`) chases each new topic. How they end does not change with the topic: of the shared real
-questions (counted 2026-11-27), 75% of 3i4K's assistant requests and 26–31% of Chatbot_data's and
-Question_pair's small talk end this way, against 0 of 1,218 licensing-exam stems, 2 of 4,986 patients'
-posts and 12 of our 594 in-scope questions ("타이레놀 먹어도 돼?" is asked too). So the ending is one
+questions (counted 2026-11-30, both halves of the scope model's draw), 79% of 3i4K's assistant requests and
+57–63% of Chatbot_data's and Question_pair's small talk end this way, against none of the exam stems, posts,
+English questions or KorQuAD's trivia, and 7% of our in-scope questions ("타이레놀 먹어도 돼?" is asked too). So the ending is one
 input of the scope model (`features.LEXICAL_FEATURES`), weighed against the medical words and the
 corpus similarity — it never refuses alone: "두통약 추천해줘" names a medicine.
 
@@ -19,8 +19,16 @@ from __future__ import annotations
 
 import re
 
-# the last word's ending, after trailing punctuation, laughter and crying marks: 알려줘, 있니, 뭐야, 할까
-_ENDING = re.compile(r"(?:니|냐|줘|줄래|봐|래|하자|어때|[뭐거이까]야|얼마야|언제야|[있없했됐]어|[할볼갈줄]까)$")
+# every syllable ending in ㄹ: the -ㄹ까 question is 반말 whatever the verb (할까, 바꿀까, 있을까, 괜찮을까, 될까);
+# until 2026-11-30 only 할까, 볼까, 갈까 and 줄까 counted, so a third of the small talk ended informally and the
+# rest looked like a patient's question (docs/scope-model-card.md, eighth round)
+_L_FINAL = "".join(chr(0xAC00 + i) for i in range(11172) if i % 28 == 8)
+# every syllable ending in ㅆ, before 지: a past or a guess (헤어지겠지, 지났지, 했지)
+_SS_FINAL = "".join(chr(0xAC00 + i) for i in range(11172) if i % 28 == 20)
+# the last word's ending, after trailing punctuation, laughter and crying marks: 알려줘, 있니, 뭐야, 할까,
+# 먹어도 돼, 헤어지겠지
+_ENDING = re.compile(rf"(?:니|냐|줘|줄래|봐|래|하자|어때|[뭐거이까]야|얼마야|언제야|[있없했됐]어|[{_L_FINAL}]까|돼"
+                     rf"|[{_SS_FINAL}]지)$")
 _TRAILING = re.compile(r"[\s?!.~ㅠㅜㅋㅎ^;,…]+$")
 
 

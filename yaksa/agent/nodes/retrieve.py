@@ -67,7 +67,7 @@ CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section k
 
 def unanswered_by_labels(question: str, scope: ScopeDecision | None, citations: list[Citation]) -> bool:
     """Only drug labels were found for a message that names nothing medical, passed the scope stage
-    narrowly (P(in scope) < NARROW_PASS x threshold) and shares no content word with any of them
+    narrowly (threshold <= P(in scope) < NARROW_PASS) and shares no content word with any of them
     ("알람 7시에 맞춰줘" and an antacid's dosing). Each condition alone also holds for real medical questions
     ("아침부터 열이 좀 나요" names no term the lexicon knows; "좌약 넣는 방법" passed narrowly); together, on
     the shared non-medical questions that passed, they held for most and for few medical ones."""
