@@ -98,6 +98,9 @@ def test_a_mental_health_condition_is_named_and_food_poisoning_is_not_one() -> N
     ("지질", "지질 대사 이상", False),
     ("중추", "중추적 역할을 한 사람은?", True),
     ("중추", "중추 신경계 부작용", False),
+    ("머리", "머리 스타일 바꿀까", True),
+    ("머리", "머리 안 감은 거 티나나?", True),
+    ("머리", "머리가 깨질 듯이 아파요", False),
     ("두통", "두통이 심해요", False),
 ])
 def test_a_medical_word_in_its_everyday_sense(word: str, text: str, other: bool) -> None:

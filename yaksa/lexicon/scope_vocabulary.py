@@ -245,13 +245,15 @@ def medical_vocabulary(tokenizer: Tokenizer, userdict: Path | None) -> frozenset
 
 # medical words with an everyday sense, and the context that marks the other one: a word counts as medical
 # only where some occurrence is outside that context. "금강산의 구역 가운데" is an area, "구역과 구토" nausea;
-# "지질 활동" is geology, "지질 대사" lipids; "중추적 역할" pivotal, "중추 신경" central (2026-11-30: KorQuAD
-# trivia about 금강산 passed on 구역 and 지질 alone)
+# "지질 활동" is geology, "지질 대사" lipids; "중추적 역할" pivotal, "중추 신경" central; "머리 스타일" hair
+# (2026-11-30: KorQuAD trivia about 금강산 passed on 구역 and 지질 alone)
 OTHER_SENSES: dict[str, re.Pattern[str]] = {
     "구역": re.compile(r"(?:의|세|두|네|몇|각|한|관리|보호|금지|흡연|주차|행정|출입|통제|특별|일부)\s*구역(?!질|감|증)"
                      r"|구역(?!질|감|증)\s*(?:중|가운데|안에|내에|별|마다|으로\s*나|을\s*나)"),
     "지질": re.compile(r"지질\s*(?:활동|운동|학|시대|구조|조사|도|층|공원|연대|년대)"),
     "중추": re.compile(r"중추\s*적"),
+    # hair, not the head: "머리 스타일 바꿀까" passed on 머리 and got a dandruff shampoo's dosing (2026-11-30)
+    "머리": re.compile(r"머리\s*(?:안\s*)?(?:스타일|모양|색|염색|감[은았고기다아]|자르|잘라|길[러게이]|기르|묶|땋|파마|하러|했)"),
 }
 
 
