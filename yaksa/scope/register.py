@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import re
 
+from yaksa.text.hangul import RIEUL, SSANG_SIOT, syllables_with_final
+
 # every syllable ending in ㄹ: the -ㄹ까 question is 반말 whatever the verb (할까, 바꿀까, 있을까, 괜찮을까, 될까);
 # until 2026-11-30 only 할까, 볼까, 갈까 and 줄까 counted, so a third of the small talk ended informally and the
 # rest looked like a patient's question (docs/scope-model-card.md, eighth round)
-_L_FINAL = "".join(chr(0xAC00 + i) for i in range(11172) if i % 28 == 8)
+_L_FINAL = syllables_with_final(RIEUL)
 # every syllable ending in ㅆ, before 지: a past or a guess (헤어지겠지, 지났지, 했지)
-_SS_FINAL = "".join(chr(0xAC00 + i) for i in range(11172) if i % 28 == 20)
+_SS_FINAL = syllables_with_final(SSANG_SIOT)
 # the last word's ending, after trailing punctuation, laughter and crying marks: 알려줘, 있니, 뭐야, 할까,
 # 먹어도 돼, 헤어지겠지
 _ENDING = re.compile(rf"(?:니|냐|줘|줄래|봐|래|하자|어때|[뭐거이까]야|얼마야|언제야|[있없했됐]어|[{_L_FINAL}]까|돼"

@@ -47,7 +47,14 @@ def particle(word: str, with_final: str, without_final: str) -> str:
     return with_final if has_final(word) else without_final
 
 
-_RIEUL = 8                               # the final-consonant index of ㄹ in a syllable
+RIEUL = 8                                # the final-consonant index of ㄹ in a syllable
+SSANG_SIOT = 20                          # the final-consonant index of ㅆ (했, 겠)
+
+
+def syllables_with_final(final: int) -> str:
+    """Every Hangul syllable whose final consonant has index `final` (8 ㄹ, 20 ㅆ), for a regex class: an
+    ending such as -ㄹ까 attaches to any verb ("바꿀까", "있을까"), so it is matched by the sound, not a list."""
+    return "".join(chr(0xAC00 + i) for i in range(0xD7A4 - 0xAC00) if i % 28 == final)
 _DIGIT_RIEUL = frozenset("178")          # 일, 칠, 팔
 
 
@@ -58,7 +65,7 @@ def ends_in_rieul(word: str) -> bool:
         return False
     last = word[-1]
     if "가" <= last <= "힣":
-        return (ord(last) - 0xAC00) % 28 == _RIEUL
+        return (ord(last) - 0xAC00) % 28 == RIEUL
     return last in _DIGIT_RIEUL or last.lower() == "l"
 
 
