@@ -78,6 +78,17 @@ def test_a_message_naming_no_one_is_about_whom_its_facts_are(make_runner) -> Non
     assert "임신" in turn.profile_summary and "(자녀)" not in turn.profile_summary
 
 
+def test_a_question_about_the_writers_own_drinking_is_not_answered_for_the_child(make_runner) -> None:
+    """Found as a user: after "애기 열나는데 해열제 뭐 먹여?", "술 먹고 타이레놀 먹어도 돼?" names no one and was
+    answered with the child's profile (the conversation's person so far). Only a grown-up drinks."""
+    runner = make_runner()
+    runner.run("3살 애기 열나는데 해열제 뭐 먹여?", "dad")
+    turn = runner.run("술 먹고 타이레놀 먹어도 돼?", "dad")
+    assert turn.trace["memory"]["about"] == "self"
+    assert "(자녀)" not in turn.profile_summary and "3세" not in turn.profile_summary
+    assert "child" not in turn.trace["focus"]["population"]
+
+
 def test_a_pregnant_users_dose_question_is_answered_with_the_labels_word_on_pregnancy(make_runner) -> None:
     """Found as a user: after "임신 20주예요", "타이레놀 하루에 몇 번까지 먹어도 돼요?" got five 용법용량 sections
     and a note that they say nothing of pregnancy. The remembered pregnancy now joins the search's focus, so the

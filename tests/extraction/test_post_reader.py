@@ -278,6 +278,9 @@ def test_a_school_child_is_a_child_and_a_school_year_in_the_past_is_no_age() -> 
     ("남편이 혈압약을 먹어요", "spouse"),
     ("하루에 몇 번 먹어요?", None),                      # names no one: the conversation's person
     ("아이스크림 먹어도 돼요?", None),
+    ("술 먹고 타이레놀 먹어도 돼?", "self"),            # only a grown-up drinks: the writer
+    ("어제 회식하고 속이 쓰려요", "self"),
+    ("아빠가 술 마시고 토해요", "parent"),               # a named relative still wins
 ])
 def test_message_subject(text: str, who: str | None) -> None:
     assert message_subject(text) == who

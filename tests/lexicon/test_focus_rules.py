@@ -33,6 +33,7 @@ from yaksa.lexicon.focus import (
     ("어지럽고 메스꺼워요", "구역"),            # 메스꺼워요 found nothing (2026-11-27)
     ("목이 따끔거리고 침 삼키기 힘들어", "인후통"),  # got a piroxicam patch's dosing
     ("요즘 잠을 잘 못 자요", "불면"),            # found nothing
+    ("속 쓰린데 뭐 먹지", "속쓰림"),             # passed the scope stage on a post word only (2026-11-29)
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)

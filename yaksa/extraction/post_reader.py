@@ -129,6 +129,10 @@ _ROLE_SEX = {"아들": "male", "딸": "female", "딸아이": "female", "엄마":
              "아버지": "male", "아버님": "male", "할아버지": "male", "남편": "male", "신랑": "male", "오빠": "male",
              "형": "male", "손자": "male", "손녀": "female"}
 _FEEDING = re.compile(r"먹여|먹이[면고는나]|먹일")
+# what only a grown-up does, said with no one named, is the writer's own: "술 먹고 타이레놀 먹어도 돼?" after a
+# question about a feverish baby was answered for the baby (the conversation's person so far)
+_ADULT_DOINGS = re.compile(r"(?<![가-힣])술\s*(?:을\s*|도\s*|좀\s*|한\s*잔\s*)?(?:먹|마시|마셔|마셨|드시|드셨|했|하고|한\s*날)"
+                           r"|음주|과음|숙취|해장|회식|담배|흡연|출근|야근|면도")
 _INFANT_WORDS = re.compile(r"아기|애기|아가|신생아|갓난|영아|분유|이유식|돌\s*(?:전|안)")
 _ELDERLY_ROLES = frozenset({"할머니", "할아버지"})
 
@@ -425,10 +429,13 @@ def _markers(sentence: str) -> list[tuple[int, str]]:
 
 def _sentence_subject(sentence: str) -> str | None:
     """Whom one sentence is about, or None when it does not say: a role or the writer as its subject
-    (`_owner`), a child being fed ("먹여요", "먹일"), or a role word standing alone ("5살 아이 해열제")."""
+    (`_owner`), the writer doing what only a grown-up does ("술 먹고", "담배"), a child being fed ("먹여요",
+    "먹일"), or a role word standing alone ("5살 아이 해열제")."""
     who, _ = _owner(sentence, ("", ""))
     if who:
         return who
+    if _ADULT_DOINGS.search(sentence):
+        return "self"
     if _FEEDING.search(sentence):
         return "child"
     bare = [_ROLE_WORDS[m.group("role")] for m in _BARE_ROLE.finditer(sentence)
