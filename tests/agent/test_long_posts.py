@@ -21,6 +21,9 @@ PREGNANT_POST = ("임신 20주 임산부입니다. 며칠 전부터 열이 나�
 CARE_POST = ("몇 달 전부터 가슴 한쪽에서 진물이 조금씩 나와요. 아프지는 않은데 속옷에 묻어서 신경이 쓰여요. "
              "왜 이런 걸까요? 무슨 과에 가야 하나요?")
 
+FEVER_WAIT_POST = ("딸아이가 만 4년 6개월이에요. 어제 보건소에서 예방접종을 했는데 밤부터 39도 정도 열이 계속 나요. 해열제를 "
+                   "두 번 먹였어요. 예전에 접종했을 때는 열이 없었거든요. 언제까지 열이 지속되는지 괜찮은 건지 궁금해요.")
+
 
 def _turn(make_runner: Callable[..., AgentRunner], text: str):
     return make_runner().run(text, "writer", remember=False)
@@ -57,6 +60,25 @@ def test_a_post_only_a_doctor_can_answer_is_told_so(make_runner: Callable[..., A
     assert "허가 정보로는 답할 수 없습니다" in result.answer and "진료" in result.answer
     assert "전문가와 꼭 상담하세요" in result.answer
     assert "retrieve" in result.trace["nodes"] and not result.trace.get("retrieval")   # no search was run
+
+
+def test_a_fever_post_asking_how_long_gets_when_to_see_a_doctor(make_runner: Callable[..., AgentRunner]) -> None:
+    """Written after a real post (a 4½-year-old with 39 °C after a vaccination; "how long will the fever last,
+    is it all right?") that was only told to see a doctor: it now gets the child fever rules that say when,
+    for a child of that age (not the under-3-months one), after a first paragraph that answers what it asked
+    and carries no urgent advice (no red flag is in the post)."""
+    result = _turn(make_runner, FEVER_WAIT_POST)
+    assert result.trace["post"]["person"]["age_years"] == 4.5
+    assert result.trace["post_answer"] == "fever_care" and result.citations == []
+    assert result.trace["fever_rules"] == ["child_fever_red", "child_fever_amber", "child_fever_5_days"]
+    first, rest = result.answer.split("\n\n", 1)
+    assert "119" not in first and "응급실" not in first and "오늘" not in first
+    assert "5일 이상" in rest and "NICE NG143" in rest and "전문가와 꼭 상담하세요" in rest
+
+
+def test_a_fever_post_asking_about_its_antipyretic_keeps_the_labels(make_runner) -> None:
+    result = _turn(make_runner, CHILD_POST.replace("얼마나 먹여야 하나요?", "얼마나 먹여야 하나요? 언제까지 열이 갈까요?"))
+    assert result.trace.get("post_answer") != "fever_care" and CHILD_DOSE_LINE in result.answer
 
 
 def test_a_short_question_keeps_its_path(make_runner: Callable[..., AgentRunner]) -> None:

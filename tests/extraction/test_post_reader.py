@@ -270,6 +270,14 @@ def test_a_school_child_is_a_child_and_a_school_year_in_the_past_is_no_age() -> 
     assert since.population[0] == "adult"
 
 
+def test_an_age_in_years_and_months_is_one_age() -> None:
+    """"만 4년 6개월 된 어린이" was read as an infant of 6 months."""
+    post = read_post("현재 딸아이는 만 4년 6개월 된 어린이입니다. 어제 예방접종을 했는데 39도 열이 나요. "
+                     "해열제를 세 번 먹였어요. 언제까지 열이 지속되는지 궁금합니다.")
+    assert post.population == ("child",) and post.person.age_years == 4.5
+    assert read_post("4살 6개월 아들이 어제부터 기침을 해요. 콧물도 나요. 병원에 가야 할까요?").person.age_years == 4.5
+
+
 @pytest.mark.parametrize(("text", "who"), [
     ("5살 아이 해열제 얼마나 먹여요?", "child"),        # a role word alone, and feeding
     ("저희 아이가 5살이에요.", "child"),

@@ -42,6 +42,7 @@ from yaksa.scope.red_flags import (
     _durations,
     _temperatures,
     load_table,
+    read_message,
     red_flag,
     red_flag_decision,
     rule_ids,
@@ -89,6 +90,11 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
         RedFlagTable.parse(good.replace("urgency: today", "urgency: later"))
     with pytest.raises(ValueError, match="unknown keys"):
         RedFlagTable.parse(good.replace("all: [t]", "all: [t], max_age: 3"))
+    # a term's other sense is read before it (`not_after`), and a broken one is refused
+    warm = RedFlagTable.parse(good.replace("{ko: ['열']}", "{ko: ['열'], not_after: '고환에\\s?'}"))
+    assert warm.check("고환에 열이 나요") is None and warm.check("몸에 열이 나요").rule_id == "r"
+    with pytest.raises(ValueError, match="not_after"):
+        RedFlagTable.parse(good.replace("{ko: ['열']}", "{ko: ['열'], not_after: '('}"))
 
 
 # --- one positive per rule, Korean and English ------------------------------------------------------
@@ -203,6 +209,13 @@ def test_facts_ages_temperatures_and_durations() -> None:
     assert [round(d / 365) for d, _, _ in _ages("29세 남성")] == [29]
     assert [round(d / 365) for d, _, _ in _ages("중학생 아들")] == [14]
     assert _ages("3개월 전부터 아파요") == [] and _ages("임신 9개월차") == []   # a duration, a pregnancy
+    assert [round(d / 365, 1) for d, _, _ in _ages("만 4년 6개월 된 어린이")] == [4.5]   # was no age at all
+    assert _ages("2년 6개월 전부터 기침해요") == []
+    # a warm spot of one part of the body, or a warm constitution, is no fever; the body and the head are
+    for warm in ("고환에 열이 나요", "정강이 부분에 열이 나는 증상", "오른쪽어깨에 열이좀나고요", "얼굴 홍조라서 열이 많아서 그래요"):
+        assert not read_message(warm).has("fever"), warm
+    for fever in ("몸에 열이 나요", "아이 머리에 열이 나요", "목이 아프고 열이 나요", "열이 많이 나요"):
+        assert read_message(fever).has("fever"), fever
     assert max(t for t, _ in _temperatures("39~40도")) == 40.0
     assert max(t for t, _ in _temperatures("체온 38.2")) == 38.2
     assert max(t for t, _ in _temperatures("38도 미만")) < 38.0

@@ -32,6 +32,24 @@ def test_an_adult_gets_the_adult_rules_and_pregnancy_its_own_first() -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "아이 열이 39도인데 지켜봐도 되나요?",
+    "열이 언제까지 갈까요",
+    "예방접종 후 39도 열이 계속 나요. 언제까지 열이 지속되는지 괜찮은 증상인지 궁금해요",
+    "38도 열이 나는데 병원에 안 가도 될까요",
+])
+def test_how_long_and_may_we_wait_are_asked_too(text: str) -> None:
+    """A parent of a 4½-year-old with 39 °C after a vaccination asked how long it lasts and whether it is
+    all right; the post was only told to see a doctor, with nothing on when."""
+    assert rules_asked(text)
+
+
+@pytest.mark.parametrize("text", [
+    "열이 나는데 해열제 먹여도 괜찮을까요?",             # a medicine's question, the labels'
+    "열이 나는데 어떤 병원에 가야 하나요?",               # which department, not when
+    "한 시간 지켜봐도 열이 내리지 않아 응급실에 다녀왔어요",  # told, not asked
+    "고환에 열이 나는 것 같은데 병원 가야 하나요?",       # a warm spot, no fever
+    ("28개월 아이예요. 지난달 감기로 38도 열이 났고 콧물이 있었어요. 그 뒤로 걸음이 서툴러지고 퍼즐을 못 끼워요. "
+     "밤에 깨서 한 시간씩 울어요. 병원에 가야 할까요?"),  # the fever is far from the question
     "아이 열은 없는데 콧물이 나요 병원 가야 하나요?",   # no fever
     "열이 나요",                                         # no "when"
     "타이레놀 몇 알 먹어요?",

@@ -105,6 +105,18 @@ def fever_care_reply(text: str, flags: Sequence[RedFlag]) -> str:
             f"{lines}\nIf anything else worries you, do not wait to be seen. {SAFETY_LINE_EN}")
 
 
+def post_fever_reply(text: str, flags: Sequence[RedFlag]) -> str:
+    """A long post about a fever that asks how long it will last, whether it is all right or whether to wait
+    ("언제까지 열이 지속되는지 괜찮은 증상인지": a 4½-year-old with 39 °C after a vaccination, who was only told
+    to see a doctor): no label says that, so it is said first, in a paragraph of its own; then the red-flag
+    rules that tell when the fever needs a doctor (`fever_care_reply`), for the person the post is about."""
+    if not (_HANGUL.search(text) or not text.isascii()):
+        return fever_care_reply(text, flags)
+    return ("글에서 물으신 열이 얼마나 갈지, 이대로 지켜봐도 되는지는 열의 원인과 상태에 따라 달라 의약품 허가 정보로는 "
+            "답할 수 없습니다. 대신 진료 지침이 말하는, 열이 날 때 진료를 받아야 하는 경우를 아래에 드립니다. 하나라도 "
+            f"해당하면 미루지 마세요.\n\n{fever_care_reply(text, flags)}")
+
+
 def mind_care_reply(text: str) -> str:
     """A question about a mental-health condition that names no medicine ("게임 중독 치료가 필요할까요?"):
     no drug label answers it, so it is said plainly, with where to go and the crisis line."""

@@ -119,6 +119,8 @@ _DECADE = re.compile(r"(?<!\d)(?P<n>[1-9]0)\s*대|(?P<w>이십대|삼십대|사�
 _NOT_AN_AGE = r"(?!\s*(?:전|후|째|동안|간|정도|만에|이상|이하|미만|부터|쯤|마다|이\s*지|가\s*지|넘게|때|까지|분|치))"
 _AGE_YEARS = re.compile(rf"(?:만\s*)?(?<![\d.])(?P<n>\d{{1,3}})\s*(?:살|세){_NOT_AN_AGE}|나이\s*[.:은는]?\s*(?P<m>\d{{1,3}})(?!\d)")
 _AGE_MONTHS = re.compile(rf"(?:생후\s*)?(?<![\d.])(?P<n>\d{{1,2}})\s*(?:개월|달){_NOT_AN_AGE}(?=\s*(?:된|짜리|난|아기|아이|애기|남아|여아|딸|아들|이에요|예요|입니다|인데|이고|아가|\s|$|[,.]))")
+# "만 4년 6개월 된", "4살 6개월": one age in years and months (its months alone read an infant of 6 months)
+_AGE_YEARS_MONTHS = re.compile(rf"(?:만\s*)?(?<![\d.])(?P<y>\d{{1,2}})\s*(?:년|살|세)\s*(?P<m>\d{{1,2}})\s*개월{_NOT_AN_AGE}")
 _AGE_DAYS = re.compile(r"생후\s*(?P<n>\d{1,3})\s*일|(?<![\d.])(?P<m>\d{1,3})\s*일\s*(?:된|째\s*(?:된|인)|짜리)\s*(?:아기|신생아|애기|아가)")
 _PREGNANCY_WEEK = re.compile(r"임신\s*(?P<n>\d{1,2})\s*주|(?<!\d)(?P<m>\d{1,2})\s*주\s*(?:차|째)?\s*(?:임산부|임부|임신)")
 _MALE = re.compile(r"(?:남성|남자|남학생|(?<![가-힣])남(?=[\s,./)]|$|입니다|이고|인데))(?!\s*친구)")
@@ -515,6 +517,9 @@ class _Facts:
 def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
     """(start, end, years, months) of each age phrase in the sentence."""
     found = []
+    for m in _AGE_YEARS_MONTHS.finditer(sentence):
+        months = int(m.group("y")) * 12 + int(m.group("m"))
+        found.append((m.start(), m.end(), round(months / 12, 2), float(months)))
     for m in _AGE_DAYS.finditer(sentence):
         days = int(m.group("n") or m.group("m"))
         found.append((m.start(), m.end(), None, round(days / DAYS_PER_MONTH, 2)))
@@ -534,7 +539,7 @@ def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
     for m in _DECADE.finditer(sentence):
         years = int(m.group("n")) if m.group("n") else _DECADE_WORDS[m.group("w")]
         found.append((m.start(), m.end(), float(years + 5), None))
-    return sorted(found)
+    return sorted(found, key=lambda f: (f[0], -f[1]))   # of two at one start, the longer ("4살 6개월", not "4살")
 
 
 def _read_facts(sentences: Sequence[str], owners: Sequence[tuple[str, str]]) -> dict[str, _Facts]:

@@ -13,7 +13,7 @@ so a clinician can review them without reading code.
 
 What the engine reads besides the table's terms:
 
-- ages: "50일 된 아기", "생후 2개월", "15개월", "6살", "29세", "20대", "중학생", "신생아", "2 month old";
+- ages: "50일 된 아기", "생후 2개월", "15개월", "만 4년 6개월 된", "6살", "29세", "20대", "중학생", "신생아", "2 month old";
 - the highest temperature: "38.2도", "39~40도", "38도 넘게", "37.9~38.3" ("38도 미만" counts as under 38);
 - how long a fever has lasted: "6일째", "일주일 동안", "4일 전부터" (within 80 characters of the fever);
 - negation within a clause: a term is absent when what follows it in its clause says so ("열은
@@ -207,6 +207,11 @@ class _Term:
     ko: _Gated | None
     en: _Gated | None
     negatable: bool = True
+    # a match right after this (in the text before it) is another sense: "고환에 열이" is a warm spot, not a fever
+    not_after: re.Pattern[str] | None = None
+
+
+NOT_AFTER_REACH = 16   # characters before a term that `not_after` reads
 
 
 Requirement = str | tuple["Requirement", ...]   # a term, or alternatives (a nested tuple: all of them)
@@ -321,11 +326,17 @@ def _compile(patterns: Any, name: str, source: str) -> _Gated | None:
 def _term(name: str, spec: Any, source: str) -> _Term:
     if not isinstance(spec, dict) or not (spec.get("ko") or spec.get("en")):
         raise ValueError(f"{source}: term {name!r} needs ko and/or en patterns")
-    unknown = set(spec) - {"ko", "en", "negatable"}
+    unknown = set(spec) - {"ko", "en", "negatable", "not_after"}
     if unknown:
         raise ValueError(f"{source}: term {name!r}: unknown keys {sorted(unknown)}")
+    not_after = None
+    if spec.get("not_after"):
+        try:
+            not_after = re.compile(f"(?:{spec['not_after']})$")
+        except re.error as exc:
+            raise ValueError(f"{source}: term {name!r}: not_after: {exc}") from exc
     return _Term(name, _compile(spec.get("ko"), name, source), _compile(spec.get("en"), name, source),
-                 bool(spec.get("negatable", True)))
+                 bool(spec.get("negatable", True)), not_after)
 
 
 def _requirement(item: Any, rid: str, source: str) -> Requirement:
@@ -436,6 +447,9 @@ _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:생후|태어난\s?지)\s?(\d{1,2})\s?주"), "w"),
     (re.compile(rf"(?<![임신\d])(\d{{1,2}})\s?주\s?(?:된|짜리|차\s?{_BABY}|\s?{_BABY})"), "w"),
     (re.compile(r"(?:생후|태어난\s?지)\s?(\d{1,2})\s?(?:개월|달)"), "m"),
+    # "만 4년 6개월 된 어린이": years and months (a child's age as a parent writes it; "2년 6개월 전부터" is a time)
+    (re.compile(rf"(?:만\s?)?(?<![\d.])(\d{{1,2}})\s?년\s?(\d{{1,2}})\s?개월\s?(?:된|짜리|인(?!\s?(?:지|가))|이에요|예요|입니다|이고|{_BABY})"),
+     "ym"),
     (re.compile(
         r"(?<![임신\d])(?<!년\s)(?<!살\s)(?<!세\s)(?<![년살세])(\d{1,2})\s?개월\s?(?:된|짜리|차\s?(?:아기|아가|애기)|인(?!\s?(?:지|가))|이에요|이예요|이구요|이고|입니다|이며|이에여|예요"
         rf"|{_BABY}|남자|여자|둥이|\(|,|\s?\d{{1,2}}\s?일)"), "m"),
@@ -496,6 +510,8 @@ def _age_days(m: re.Match[str], kind: str) -> float | None:
         return num * 30.4
     if kind == "y" and num is not None:
         return num * 365.0
+    if kind == "ym" and num is not None:
+        return num * 365.0 + int(groups[1]) * 30.4
     if kind == "km":
         return _KO_NUM[groups[0]] * 30.4
     if kind == "ky":
@@ -582,6 +598,9 @@ class ReadMessage:
         spans: list[tuple[int, int]] = []
         if term.ko is not None:
             for m in term.ko.finditer(self.text):
+                if term.not_after is not None and term.not_after.search(
+                        self.text, max(0, m.start() - NOT_AFTER_REACH), m.start()):
+                    continue
                 if not (term.negatable and _negated_after(self.text, m.end())):
                     spans.append(m.span())
                     yield m.span()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
+from yaksa.extraction.post_reader import is_long
+from yaksa.scope.red_flags import FEVER_TEMP, ReadMessage, RedFlag, load_table, read_message
 
 # in the order the reply lists them: by age, then the signs, then how long
 CHILD_FEVER_RULES = ("fever_under_3_months", "fever_3_to_6_months", "child_fever_red", "child_fever_amber",
@@ -32,19 +33,55 @@ _ASKS_WHEN_KO = re.compile(
     r"몇\s?도(?:부터|면|이면|이상|넘|가\s?넘|일\s?때|에서)|언제\s?(?:병원|응급실|진료|소아과|데려)"
     r"|(?:병원|응급실|소아과|소아청소년과)(?:에|을|를|은|는)?\s?(?:가야|가\s?봐야|가봐야|데려가야|데리고\s?가야|가는\s?게|갈까)"
     r"|(?:몇\s?도|어느\s?정도|얼마나)\s?(?:높으면|올라가면|되면)")
+# or how long it lasts, whether it is all right, whether to wait and see: "언제까지 열이 지속되는지 괜찮은 증상인지"
+# (a parent of a 4½-year-old with 39 °C after a vaccination was only told to see a doctor), "지켜봐도 되나요"
+_ASKS_HOW_LONG_KO = re.compile(
+    r"언제까지\s?(?:열|고열|미열|지속|계속|이러|이럴|그럴|갈|가나|가요|날|나)|며칠\s?(?:이나|까지|정도)?\s?(?:지속|계속|갈|가요|가나)"
+    r"|지켜\s?봐도|지켜\s?보면|기다려\s?(?:봐도|도)|두고\s?봐도|(?:병원|응급실)에?\s?안\s?가도"
+    r"|괜찮은\s?(?:증상|건지|건가요|걸까요|상태)|걱정\s?(?:안\s?해도|하지\s?않아도)")
 _ASKS_WHEN_EN = re.compile(
     r"\b(?:when|what\s+temperature|how\s+high)\b.{0,60}\b(?:doctor|hospital|gp|a\s*&\s*e|emergency|er|worry|worried"
     r"|too\s+high|dangerous|seek)\b")
 
 
+# "어떤 병원을 가야", "무슨 과에 가야": which department, not when
+_WHICH_PLACE = re.compile(r"(?:어떤|어느|무슨|어디|몇)\s?(?:병원|과|진료과)?\s?(?:에|을|를|로)?\s?$")
+# asked, not told: an interrogative word in the phrase, or a question ending right after it ("지켜봐도 되나요",
+# not the story's "1시간 지켜봐도 열이 내리지 않아 응급실 감")
+_INTERROGATIVE = re.compile(r"몇|언제|며칠|얼마나|어느\s?정도")
+_QUESTION_END = re.compile(r"[^.!\n]{0,20}?(?:\?|나요|까요|가요|는지|은지|인지|건지|걸까|을까|될까|할까|되나|는가|인가|건가|하나"
+                           r"|죠|(?:해|돼|되|가|봐)요?\s*$)")
+FEVER_BEFORE_REACH = 40   # characters before the question within which the fever must be said
+FEVER_AFTER_REACH = 40    # and after it, in a short message only ("병원 가야 해요? 아기가 39도예요")
+
+
+def _asks_about_the_fever(msg: ReadMessage) -> bool:
+    """The message asks when to go, how long, or whether to wait, with a fever said right before the question
+    (or right after it, in a short message). Why the nearness: in a long post the fever is often beside the
+    point ("… 38도 열, 콧물 [a past cold] … 병원에 가야 한다면 어느 과로", "수술 후 열이 나서 … 장이 부었는데
+    괜찮은건지 지켜봐야 하는지"), and the fever rules would answer a question it did not ask."""
+    text = msg.text
+    spots = [start for start, _ in msg.hits("fever")] + [p for t, p in msg.temperatures if t >= FEVER_TEMP]
+    after = 0 if is_long(text) else FEVER_AFTER_REACH
+    for pattern in (_ASKS_WHEN_KO, _ASKS_HOW_LONG_KO):
+        for m in pattern.finditer(text):
+            if _WHICH_PLACE.search(text, max(0, m.start() - 12), m.start()):
+                continue
+            if not (_INTERROGATIVE.search(m.group(0)) or _QUESTION_END.match(text, m.end())):
+                continue
+            if any(m.start() - FEVER_BEFORE_REACH <= spot <= m.end() + after for spot in spots):
+                return True
+    return False
+
+
 def rules_asked(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
     """The rules whose advice answers a question about when a fever needs a doctor, for the person it
     is about, in reply order; None when the message does not ask that (no un-negated fever, or no
-    "when / how high"). `text` may be the message as the red-flag check already read it."""
+    "when / how high / how long / may we wait"). `text` may be the message as the red-flag check already read it."""
     msg = text if isinstance(text, ReadMessage) else read_message(text)
     if not msg.text or not msg.has("fever"):
         return None
-    if not (_ASKS_WHEN_KO.search(msg.text) or (msg.latin and _ASKS_WHEN_EN.search(msg.text))):
+    if not (_asks_about_the_fever(msg) or (msg.latin and _ASKS_WHEN_EN.search(msg.text))):
         return None
     table = load_table()
     if msg.is_child():

@@ -46,6 +46,7 @@ from yaksa.agent.replies import (
     fever_care_reply,
     mind_care_reply,
     post_care_reply,
+    post_fever_reply,
     symptom_care_reply,
 )
 from yaksa.agent.source_notice import no_evidence, nothing_named
@@ -241,8 +242,22 @@ def _care_before_search(state: dict, post: Any) -> tuple[str, Any, dict[str, Any
     """What a first round answers without a search: for a long post only a mental-health concern (its other
     care notes come with the labels, `labels_do_not_answer`), for a short message `_short_care`."""
     if post is not None and post.long:
-        return ("mind_care", mind_care_reply, {}) if _about_the_mind(state) else None
+        if _about_the_mind(state):
+            return "mind_care", mind_care_reply, {}
+        return _post_fever_care(state, post)
     return _short_care(state)
+
+
+def _post_fever_care(state: dict, post: Any) -> tuple[str, Any, dict[str, Any]] | None:
+    """A long post about a fever asking when it needs a doctor, how long it lasts or whether to wait, and
+    asking nothing of a medicine (no question of the post is about one): the red-flag table's fever rules for
+    the person it is about (`post_fever_reply`), no label. A post asking how much antipyretic to give keeps
+    the labels."""
+    fever_rules = state["analysis"].fever_rules
+    if not fever_rules or any(q.kind == "medicine" for q in post.questions):
+        return None
+    return "fever_care", lambda text: post_fever_reply(text, fever_rules), {
+        "fever_rules": [f.rule_id for f in fever_rules]}
 
 
 def _about_the_mind(state: dict) -> bool:
@@ -335,7 +350,9 @@ def retrieve(deps: AgentDeps):
         post = state.get("post")
         focus = None
         if post is not None and post.long:
-            if post.care_only and not post.medicines and state.get("iteration", 0) == 0:
+            # (a fever post asking how long or whether to wait gets the fever rules instead, `_post_fever_care`)
+            if (post.care_only and not post.medicines and state.get("iteration", 0) == 0
+                    and _post_fever_care(state, post) is None):
                 turn.notes["post_answer"] = "care_only"
                 return {"no_evidence": True, "answer": care_reply(post), "citations": [], "verified": False,
                         "focus": None, "doc_ids_by_iteration": [[]]}
