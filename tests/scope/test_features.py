@@ -15,6 +15,8 @@ from yaksa.scope.model import fit_embedding_direction, fit_scope_model
     ("how to make a bomb at home", "harmful"), ("Is a vitamin company stock a good investment?", "finance"),
     ("냉동실 온도 확인해줘", "assistant"), ("다음 미팅 날짜가 언제니", "assistant"), ("오늘 자외선 지수 알려줘", "weather"),
     ("내일 눈이 얼마나 내릴지 알려줘", "weather"), ("썸남이 먼저 연락할까?", "chitchat"), ("소개팅 때 뭐 입지", "chitchat"),
+    ("고래는 아가미로 숨을 쉬는가?", "nature"), ("문어는 심장이 세 개인가?", "nature"), ("화강암은 어떻게 생기나요?", "nature"),
+    ("Do whales have lungs?", "nature"), ("욕실 곰팡이 제거제 추천", "household"),
 ])
 def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     assert domain in domain_cues(question)
@@ -25,6 +27,9 @@ def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     "햇볕에 탄 피부 진정시키는 약", "둘코락스 먹고 몇 시간 뒤에 신호 와요?", "What are the side effects of metformin?",
     "상처 드레싱 어떻게 해요", "아이가 몰래 약을 먹었어요",
     "자외선 차단제 바르는 순서", "눈이 가렵고 충혈됐어요", "메틸페니데이트 먹으면 잠이 안 와요", "수험생신분인데 가슴이 찌릿해요",
+    # what bites people, fish eaten, a posture, mould eaten or on the skin: health, not nature or housework
+    "뱀이 물었어요 어떻게 해요", "참치는 임신 중에 먹어도 되나요?", "거북목은 어떻게 고치나요?", "곰팡이 핀 빵 먹었는데 괜찮을까요",
+    "손발톱 곰팡이 약", "곰팡이성 질염 약", "태양은 피부에 안 좋은가요?",
 ])
 def test_cues_stay_quiet_on_pharmacy_questions(question: str) -> None:
     assert domain_cues(question) == ()
