@@ -242,6 +242,17 @@ def test_decomposed_hangul_is_read_as_composed() -> None:
     assert nfd != text and rule_of(nfd) == "fever_under_3_months"
 
 
+def test_a_case_already_in_care_written_as_an_exam_raises_no_flag() -> None:
+    """135 of the 1,218 shared exam stems met a rule and would have opened with "call 119"; a case written as an
+    exam writes it (an age and a sex as subject, brought to a hospital, "진단은?") is a clinician's question."""
+    vignette = "58세 남자가 갑자기 숨이 차고 왼쪽 가슴이 아파서 병원에 왔다. 식은땀을 흘렸다. 진단은?"
+    assert red_flag(vignette) is None
+    # the same complaint from the person, or from a relative who is there now, still gets the advice first
+    assert red_flag("58세 남자인데 갑자기 숨이 차고 왼쪽 가슴이 아프고 식은땀이 나요").rule_id == "chest_pain_red"
+    assert red_flag("아버지(70세 남자)가 가슴이 아프고 식은땀을 흘려서 응급실에 왔어요. 진단은?") is not None
+    assert red_flag(vignette.replace(" 진단은?", "")) is not None     # no exam question: not read as one
+
+
 def test_crisis_messages_stay_with_the_crisis_stage() -> None:
     """The crisis rules run first (yaksa.scope.crisis); what they take keeps its crisis reply."""
     for text in ("죽고 싶어요", "수면제 50알 먹었어요"):

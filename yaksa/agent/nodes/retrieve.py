@@ -34,8 +34,9 @@ is still answered from its own label's cautions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
@@ -215,7 +216,13 @@ def _focus_of(state: dict, deps: AgentDeps) -> Any:
     return _kept_focus(state) or deps.searcher.focus_of(state["search_query"])
 
 
-def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
+# a reply decided before the search: the trace's name for it, the reply of the question, what the trace notes
+CareReply = tuple[str, Callable[[str], str], Mapping[str, Any]]
+# a message about the mind that no label answers: where to get help (`_about_the_mind`), long or short
+MIND_CARE: CareReply = ("mind_care", mind_care_reply, MappingProxyType({}))
+
+
+def _short_care(state: dict) -> CareReply | None:
     """A short question that no label answers: when a fever needs a doctor, asking about no medicine
     (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
     focus, from the turn analysis, is general), a message about the mind (`_about_the_mind`), or only the
@@ -232,23 +239,21 @@ def _short_care(state: dict) -> tuple[str, Any, dict[str, Any]] | None:
     if focus is None or focus.mode != "general":
         return None
     if _about_the_mind(state):
-        return "mind_care", mind_care_reply, {}
+        return MIND_CARE
     if focus.lang == "ko" and state["post"].asks_cause:   # read once by `assemble_context`
         return "cause_care", lambda text: cause_care_reply(text, focus.population), {}
     return None
 
 
-def _care_before_search(state: dict, post: Any) -> tuple[str, Any, dict[str, Any]] | None:
+def _care_before_search(state: dict, post: Any) -> CareReply | None:
     """What a first round answers without a search: for a long post only a mental-health concern (its other
     care notes come with the labels, `labels_do_not_answer`), for a short message `_short_care`."""
     if post is not None and post.long:
-        if _about_the_mind(state):
-            return "mind_care", mind_care_reply, {}
-        return _post_fever_care(state, post)
+        return MIND_CARE if _about_the_mind(state) else _post_fever_care(state, post)
     return _short_care(state)
 
 
-def _post_fever_care(state: dict, post: Any) -> tuple[str, Any, dict[str, Any]] | None:
+def _post_fever_care(state: dict, post: Any) -> CareReply | None:
     """A long post about a fever asking when it needs a doctor, how long it lasts or whether to wait, and
     asking nothing of a medicine (no question of the post is about one): the red-flag table's fever rules for
     the person it is about (`post_fever_reply`), no label. A post asking how much antipyretic to give keeps

@@ -85,12 +85,17 @@ def scope(deps: AgentDeps):
     return run
 
 
+def _may_be_reconsidered(decision: ScopeDecision, question: str) -> bool:
+    """A refusal the conversation may overturn (`_continues_an_answer`, `_describes_the_person`): never a
+    harmful request's, nor one of a question naming another domain's cue."""
+    return not (is_harmful_refusal(decision.reason) or domain_cues(question))
+
+
 def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) -> bool:
     """A refused question that leaves its drug out ("하루에 몇 번까지 돼요?"), names no other domain's cue, and
     follows a cited answer in this user's conversation: it is about that answer's drug, not off-topic.
     Only then is the history read; a harmful request stays refused."""
-    question = state["question"]
-    if is_harmful_refusal(decision.reason) or domain_cues(question):
+    if not _may_be_reconsidered(decision, state["question"]):
         return False
     if not state["analysis"].leaves_its_drug_out:
         return False
@@ -106,7 +111,7 @@ def _describes_the_person(state: dict, decision: ScopeDecision) -> bool:
     opening "저 14살이고 여자예요" was lost. None of the 3,000 shared non-medical questions nor of our 387
     out-of-scope ones is such a statement (counted 2026-11-30). A harmful request or another domain's cue
     stays refused. Passed, the memory node remembers it and says so (a statement gets no search)."""
-    question, analysis = state["question"], state["analysis"]
-    if is_harmful_refusal(decision.reason) or domain_cues(question):
+    analysis = state["analysis"]
+    if not _may_be_reconsidered(decision, state["question"]):
         return False
     return analysis.speech_act == "statement" and any(s.name in PERSON_FACTS for s in analysis.slots)
