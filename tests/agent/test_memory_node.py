@@ -89,6 +89,18 @@ def test_a_question_about_the_writers_own_drinking_is_not_answered_for_the_child
     assert "child" not in turn.trace["focus"]["population"]
 
 
+def test_an_exam_case_is_neither_remembered_nor_answered_with_the_writers_profile(make_runner) -> None:
+    """Found as a user: "58세 남자가 … 병원에 왔다. 식은땀을 흘렸다. 진단은?" filed 58세 남성 and the case's
+    complaints as the writer's own, and was read with the writer's pregnancy."""
+    runner = make_runner()
+    runner.run("저 임신 20주예요", "doc")
+    turn = runner.run("58세 남자가 갑자기 숨이 차고 왼쪽 가슴이 아파서 병원에 왔다. 식은땀을 흘렸다. 진단은?", "doc")
+    assert turn.trace["memory"]["about"] == "case" and turn.profile_summary == ""
+    assert "red_flag" not in turn.trace
+    summary = runner.profile("doc")["summary"]
+    assert "58세" not in summary and "임신" in summary
+
+
 def test_a_pregnant_users_dose_question_is_answered_with_the_labels_word_on_pregnancy(make_runner) -> None:
     """Found as a user: after "임신 20주예요", "타이레놀 하루에 몇 번까지 먹어도 돼요?" got five 용법용량 sections
     and a note that they say nothing of pregnancy. The remembered pregnancy now joins the search's focus, so the

@@ -64,6 +64,14 @@ def test_denied_concepts_are_not_extracted(extractor: SlotExtractor) -> None:
     assert [(i.slot_type, i.concept_id) for i in items] == [("symptoms", "YK:SYM:fever")]
 
 
+def test_a_disease_vaccinated_against_is_no_condition(extractor: SlotExtractor) -> None:
+    """A real post listing a child's booster (Diphtheria/Tetanus/…) remembered the child with diphtheria and
+    tetanus; the fever after it is still a symptom."""
+    items = extractor.extract("어제 간염 예방접종을 맞았는데 열이 나요")
+    assert [(i.slot_type, i.concept_id) for i in items] == [("symptoms", "YK:SYM:fever")]
+    assert [i.concept_id for i in extractor.extract("간염이 있어요")] == ["YK:CON:liver_disease"]
+
+
 def test_medications_are_concept_ids_even_when_negated(extractor: SlotExtractor) -> None:
     assert extractor.medications("타이레놀 안 먹고 아세트아미노펜만 먹어요") == frozenset(
         {"YK:BRAND:타이레놀", "YK:ING:아세트아미노펜"}

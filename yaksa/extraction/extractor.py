@@ -40,6 +40,11 @@ SLOT_OF_TYPE: dict[str, str] = {"medication": "medications", "symptom": "symptom
 _NEGATION_AFTER = re.compile(r"^\s*(?:은|는|이|가|도|을|를)?\s*(?:전혀|별로|딱히)?\s*(?:없|아니|않)")
 
 
+# "예방접종은 Diphtheria/Tetanus … booster로 맞았습니다": a disease named in a clause about a vaccination is what
+# the person was vaccinated against, not a condition they have (a 4½-year-old was remembered with diphtheria)
+_VACCINATION = re.compile(r"접종|백신|예방\s?주사|vaccin|booster|immuni[sz]", re.IGNORECASE)
+
+
 def _negated(text: str, end: int) -> bool:
     return bool(_NEGATION_AFTER.match(text[end:end + 16]))
 
@@ -71,7 +76,8 @@ class SlotExtractor:
         return self._model is not None
 
     def extract(self, text: str) -> list[SlotItem]:
-        """Regex slots, then MedCAT concepts not followed by a negation, in text order each.
+        """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
+        where a vaccination is spoken of is not a condition.
 
         Medications only when the user says they take them (asked-about or denied drugs are left
         out): the profile's medication list feeds interaction cautions in every later answer.
@@ -83,6 +89,8 @@ class SlotExtractor:
             if _negated(text, ent.end):
                 continue
             if ent.type == "medication" and takes_medication(clause_at(text, ent.start)) is not True:
+                continue
+            if ent.type == "condition" and _VACCINATION.search(clause_at(text, ent.start)):
                 continue
             items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
                                   text=ent.text, source="medcat"))

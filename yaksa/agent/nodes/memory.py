@@ -50,6 +50,11 @@ def extract_slots(deps: AgentDeps):
 
 def store_memory(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
+        if state["analysis"].case_vignette:
+            # an exam's case ("58세 남자가 … 병원에 왔다. 진단은?") is nobody in this conversation: its age and
+            # conditions were filed as the writer's, and the writer's own profile is not the case's
+            turn.notes["memory"] = {"changed": False, "items": 0, "about": "case"}
+            return {"profile_summary": "", "profile_terms": [], "profile_population": profile_population("")}
         store = deps.store_for(state["flags"])
         user = state["user_id"]
         slots = state.get("slots") or []
