@@ -132,3 +132,13 @@ def test_a_childs_follow_up_that_names_no_one_is_answered_for_the_child(make_run
     assert turn.trace["memory"]["about"] == "child"
     assert "child" in turn.trace["focus"]["population"]
     assert "성인" not in turn.answer
+
+
+def test_feeding_is_a_childs_question_with_no_profile_to_go_by(make_runner) -> None:
+    """Found as a user on the chat page (the operator's turns remember nothing): "해열제는 하루에 몇 번까지 먹여도
+    돼요?" got adults' doses (성인 1회 300~1,000 mg); one feeds a child."""
+    runner = make_runner()
+    for remember in (True, False):
+        turn = runner.run("해열제는 하루에 몇 번까지 먹여도 돼요?", f"new-{remember}", remember=remember)
+        assert "child" in turn.trace["focus"]["population"]
+        assert "성인" not in turn.answer.split("\n\n")[0]

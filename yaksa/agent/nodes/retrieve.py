@@ -287,10 +287,14 @@ def _for_the_person(focus: Any, state: dict) -> Any:
     the labels' cautions for them beside the dose or the products (`yaksa.retrieval.focus_ranking`).
 
     Why: after "5살 아이가 열이 나요", "해열제는 한 번에 얼마나 먹여요?" got adults' doses (성인 1회 300~1,000
-    mg); a pregnant user's "하루에 몇 번까지 돼요?" got five 용법용량 sections and nothing on pregnancy."""
+    mg); a pregnant user's "하루에 몇 번까지 돼요?" got five 용법용량 sections and nothing on pregnancy. With no
+    profile to go by (a new user, or the operator's turns, which remember nothing) a message about a child
+    is a child's: "해열제는 하루에 몇 번까지 먹여도 돼요?" (one feeds a child) got adults' doses."""
     if focus is None or focus.lang != "ko" or focus.mode == "general" or focus.population:
         return focus
     population = tuple(state.get("profile_population") or ())
+    if not population and state["analysis"].subject == "child":
+        population = ("child",)
     return replace(focus, population=population) if population else focus
 
 
