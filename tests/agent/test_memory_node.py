@@ -142,3 +142,15 @@ def test_feeding_is_a_childs_question_with_no_profile_to_go_by(make_runner) -> N
         turn = runner.run("해열제는 하루에 몇 번까지 먹여도 돼요?", f"new-{remember}", remember=remember)
         assert "child" in turn.trace["focus"]["population"]
         assert "성인" not in turn.answer.split("\n\n")[0]
+
+
+def test_a_remembered_child_past_infancy_is_not_given_a_babys_fever_rules(make_runner) -> None:
+    """Found as a user: a parent whose remembered child is 7 asked "아이 열이 39도인데 지켜봐도 되나요?" and got the
+    under-3-months rule first (the message states no age). A new user still gets every child rule."""
+    runner = make_runner()
+    runner.run("저희 아이가 7살이에요", "dad7")
+    turn = runner.run("아이 열이 39도인데 지켜봐도 되나요?", "dad7")
+    assert turn.trace["post_answer"] == "fever_care"
+    assert "fever_under_3_months" not in turn.trace["fever_rules"] and "child_fever_red" in turn.trace["fever_rules"]
+    new = runner.run("아이 열이 39도인데 지켜봐도 되나요?", "new-parent")
+    assert new.trace["fever_rules"][0] == "fever_under_3_months"

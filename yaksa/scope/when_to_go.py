@@ -96,3 +96,15 @@ def rules_asked(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
         ids = (PREGNANCY_FEVER_RULES if pregnant else ()) + ADULT_FEVER_RULES
         rules = [table.rule(r) for r in ids]
     return tuple(r.flag for r in rules)
+
+
+INFANT_DAYS = 365   # a rule bound to ages under this is a baby's ("생후 3개월 미만", "3~6개월")
+
+
+def for_a_child_over_one(flags: tuple[RedFlag, ...]) -> tuple[RedFlag, ...]:
+    """`flags` without the rules bound to a baby's age: for a child the conversation already knows is past
+    infancy, when the message states no age ("아이 열이 39도인데 지켜봐도 되나요?" from a parent whose child is
+    7 got the under-3-months rule first)."""
+    table = load_table()
+    return tuple(f for f in flags if (age := table.rule(f.rule_id).age_days) is None or age[1] > INFANT_DAYS)
+

@@ -63,6 +63,7 @@ from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
 from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
 from yaksa.scope.stage import passed_as_a_mind_concern
+from yaksa.scope.when_to_go import for_a_child_over_one
 
 CAUTION_SECTIONS = frozenset({"precautions", "interactions"})   # MFDS section keys of 주의사항, 상호작용
 
@@ -233,7 +234,7 @@ def _short_care(state: dict) -> CareReply | None:
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
     analysis = state["analysis"]
     asks_a_medicine = focus is not None and focus.linking.mentions and analysis.question_kind == "medicine"
-    if focus is not None and not asks_a_medicine and (fever_rules := analysis.fever_rules):
+    if focus is not None and not asks_a_medicine and (fever_rules := _fever_rules_for(state)):
         return "fever_care", lambda text: fever_care_reply(text, fever_rules), {
             "fever_rules": [f.rule_id for f in fever_rules]}
     if focus is None or focus.mode != "general":
@@ -243,6 +244,16 @@ def _short_care(state: dict) -> CareReply | None:
     if focus.lang == "ko" and state["post"].asks_cause:   # read once by `assemble_context`
         return "cause_care", lambda text: cause_care_reply(text, focus.population), {}
     return None
+
+
+def _fever_rules_for(state: dict) -> tuple[Any, ...] | None:
+    """The fever rules the message asks for (`rules_asked`), without a baby's when the message states no age
+    and the person the conversation is about is a child past infancy (`profile_population`)."""
+    rules = state["analysis"].fever_rules
+    population = set(state.get("profile_population") or ())
+    if rules and "child" in population and "infant" not in population and not state["analysis"].message.ages:
+        return for_a_child_over_one(rules)
+    return rules
 
 
 def _care_before_search(state: dict, post: Any) -> CareReply | None:
@@ -258,7 +269,7 @@ def _post_fever_care(state: dict, post: Any) -> CareReply | None:
     asking nothing of a medicine (no question of the post is about one): the red-flag table's fever rules for
     the person it is about (`post_fever_reply`), no label. A post asking how much antipyretic to give keeps
     the labels."""
-    fever_rules = state["analysis"].fever_rules
+    fever_rules = _fever_rules_for(state)
     if not fever_rules or any(q.kind == "medicine" for q in post.questions):
         return None
     return "fever_care", lambda text: post_fever_reply(text, fever_rules), {
