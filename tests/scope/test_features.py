@@ -30,6 +30,7 @@ def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     # what bites people, fish eaten, a posture, mould eaten or on the skin: health, not nature or housework
     "뱀이 물었어요 어떻게 해요", "참치는 임신 중에 먹어도 되나요?", "거북목은 어떻게 고치나요?", "곰팡이 핀 빵 먹었는데 괜찮을까요",
     "손발톱 곰팡이 약", "곰팡이성 질염 약", "태양은 피부에 안 좋은가요?",
+    "거미에 물렸는데 거미는 독이 있나요?", "개미에 물렸어요", "해파리에 쏘였는데 해파리는 독이 있나요",
 ])
 def test_cues_stay_quiet_on_pharmacy_questions(question: str) -> None:
     assert domain_cues(question) == ()

@@ -151,6 +151,11 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("연탄가스 중독 같아요 머리가 아프고 어지러워요", "carbon_monoxide_exposure"),
     ("캠핑 텐트에서 난로 켜고 잤는데 두통이 심하고 토할 것 같아요", "carbon_monoxide_exposure"),
     ("I think I have carbon monoxide poisoning", "carbon_monoxide_exposure"),
+    # found by probing on 2026-11-29: each was refused as off-topic (a pet or a pest word is a housework cue)
+    ("아이가 쥐약을 먹었어요", "poison_swallowed"), ("바퀴벌레 약 먹었어요 어떡해요", "poison_swallowed"),
+    ("I swallowed bleach", "poison_swallowed"),
+    ("뱀에 물렸어요", "snake_bite"), ("I was bitten by a snake", "snake_bite"),
+    ("강아지한테 물렸어요", "animal_bite"), ("고양이한테 긁혔는데 괜찮을까요", "animal_bite"), ("my dog bit me", "animal_bite"),
 ])
 def test_each_rule_is_recognised(text: str, rule: str) -> None:
     assert rule_of(text) == rule

@@ -90,6 +90,15 @@ CUES: dict[str, re.Pattern[str]] = {
 }
 
 
+# bitten, stung or scratched: the animal or the pest is what hurt the person ("거미에 물렸는데 거미는 독이 있나요?",
+# "개미에 물렸어요" were refused on the nature and housework cues)
+_HURT_BY = re.compile(r"물렸|물려|물린|쏘였|쏘여|쏘인|찔렸|찔려|긁혔|긁혀|할퀴|\bbit(?:ten)?\b|\bstung\b|\bscratched\b", _I)
+_NOT_WHEN_HURT = frozenset({"nature", "household"})
+
+
 def domain_cues(question: str) -> tuple[str, ...]:
-    """The non-medical domains whose cue pattern the question matches, in `CUES` order."""
-    return tuple(name for name, pattern in CUES.items() if pattern.search(question))
+    """The non-medical domains whose cue pattern the question matches, in `CUES` order; not nature or
+    housework when the message says something bit, stung or scratched the person."""
+    hurt = _HURT_BY.search(question) is not None
+    return tuple(name for name, pattern in CUES.items()
+                 if not (hurt and name in _NOT_WHEN_HURT) and pattern.search(question))
