@@ -21,7 +21,7 @@ from yaksa.agent.followup import elliptical
 from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
-from yaksa.scope.red_flags import ReadMessage, RedFlag, in_care_vignette, load_table, read_message
+from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
 from yaksa.scope.when_to_go import rules_asked
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class TurnAnalysis:
     def case_vignette(self) -> bool:
         """A clinical case already in care, as an exam writes it (`red_flags.in_care_vignette`): someone else's,
         not the writer's; it raises no red flag and the profile memory neither keeps nor reads it."""
-        return in_care_vignette(self.message.text)
+        return self.message.in_care()
 
     @cached_property
     def fever_rules(self) -> tuple[RedFlag, ...] | None:

@@ -294,7 +294,7 @@ class RedFlagTable:
         be a message already read (`read_message`), which is then not read again. A case already in care,
         written as an exam or a clinician writes it (`in_care_vignette`), raises none."""
         msg = text if isinstance(text, ReadMessage) and text.table is self else ReadMessage(self, str(text))
-        if not msg.text or in_care_vignette(msg.text):
+        if not msg.text or msg.in_care():
             return None
         found: RedFlag | None = None
         for rule in self.rules:
@@ -656,6 +656,11 @@ class ReadMessage:
         return any(self.satisfied(r, True) for r in req)
 
     # facts
+    def in_care(self) -> bool:
+        """A clinical case already in care, as an exam writes it (`in_care_vignette`), read once per message:
+        the red-flag check and the turn's memory both ask."""
+        return bool(self._fact("in_care", lambda: in_care_vignette(self.text)))
+
     def _fact(self, key: str, compute: Any) -> Any:
         if key not in self._facts:
             self._facts[key] = compute()
