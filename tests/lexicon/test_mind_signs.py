@@ -14,7 +14,8 @@ from yaksa.lexicon.scope_vocabulary import names_mind_condition
 
 def test_every_sign_names_its_screening_item() -> None:
     assert len({item for item, _, _ in SIGNS}) == len(SIGNS)
-    assert all(source.startswith(("PHQ-9", "GAD-7")) for _, source, _ in SIGNS)
+    assert all(source.startswith(("PHQ-9", "GAD-7", "PC-PTSD-5", "Mini-SPIN", "DSM-5", "ICD-11"))
+               for _, source, _ in SIGNS)
 
 
 @pytest.mark.parametrize("message", [
@@ -23,6 +24,14 @@ def test_every_sign_names_its_screening_item() -> None:
     "헤어진 지 석 달이 지났는데 아직도 매일 울어요. 밥도 잘 못 먹고 일에 집중이 안 돼요.",
     "밤에 누우면 온갖 걱정이 떠올라서 새벽까지 잠을 못 자요.",
     "아무것도 하기 싫고 무기력해요",
+    # trauma, grief, social fear, panic and avoidance (2026-11-30)
+    "밤마다 악몽을 꾸고 교통사고 장면이 계속 떠올라요",
+    "엄마가 돌아가신 뒤로 너무 힘들어서 일상생활이 안 돼요",
+    "반려견이 죽은 뒤로 아무것도 손에 잡히지 않아요",
+    "사람들 앞에 서면 너무 긴장돼서 말을 못하겠어요",
+    "학교에서 따돌림을 당해서 학교 가기가 무서워요",
+    "사람 많은 곳에 가면 숨이 차고 쓰러질 것 같아요",
+    "퇴사하고 나서 하루 종일 누워만 있고 씻기도 싫어요",
 ])
 def test_two_signs_are_a_concern(message: str) -> None:
     assert len(mind_signs(message)) >= MIN_SIGNS and about_mental_health(message)
@@ -34,6 +43,9 @@ def test_two_signs_are_a_concern(message: str) -> None:
     "운동화가 나을까? 구두가 나을까?",              # 화가 inside 운동화가
     "스타트업에 투자해볼까?",                       # 자해 inside 투자해
     "오늘 날씨 알려줘",
+    "무서운 이야기 해줄까?",                        # one sign, in Chatbot_data
+    "지하철에서 내리는 문이 어느 쪽이야?",          # a place alone is no sign
+    "할머니가 돌아가신 뒤로 집이 조용해",           # a loss alone is no concern
 ])
 def test_one_sign_or_a_word_inside_another_is_not(message: str) -> None:
     assert not about_mental_health(message)
@@ -50,6 +62,8 @@ def test_a_named_condition_is_a_concern_at_the_start_of_a_word() -> None:
     assert about_mental_health("게임 중독 치료가 필요할까요?")
     assert not names_mind_condition("스타트업에 투자해볼까?")
     assert names_mind_condition("분노 조절이 안 되는 것 같아요") and names_mind_condition("번아웃인 것 같아요")
+    assert names_mind_condition("심리상담은 어디서 받을 수 있나요?") and names_mind_condition("정신건강복지센터 위치")
+    assert not names_mind_condition("짝남한테 고민상담 해달라고 해볼까?")    # Chatbot_data's small talk
 
 
 def test_no_shared_non_medical_question_shows_two_signs() -> None:

@@ -1,5 +1,6 @@
 """Signs of depression and anxiety as people write them: a reviewable table keyed to the screening items
-clinicians use (PHQ-9 for depression, GAD-7 for anxiety), read in Korean.
+clinicians use (PHQ-9 for depression, GAD-7 for anxiety; PC-PTSD-5, Mini-SPIN and DSM-5's panic and
+agoraphobia criteria for trauma, social fear and panic; ICD-11's prolonged grief), read in Korean.
 
 Why: mental health is health, and the team's test has posts from a mental-health Q&A source we may not
 read. Such a post often names no condition, no medicine and nothing near a drug label: "요즘 감정 기복이
@@ -26,12 +27,12 @@ from yaksa.lexicon.scope_vocabulary import names_mind_condition
 # message with spaces as written (" ?" where people write both ways)
 SIGNS: tuple[tuple[str, str, str], ...] = (
     ("little interest or pleasure", "PHQ-9 1",
-     r"재미(가|도)? ?없|흥미(가|를)? ?(없|잃)|즐겁지 ?않|아무것도 ?하기 ?싫|의욕(이|도)?[^.?!,]{0,6}?(없|안 ?생|떨어)|만사가 ?귀찮"),
+     r"재미(가|도)? ?없|씻기(도|가|조차)? ?싫|흥미(가|를)? ?(없|잃)|즐겁지 ?않|아무것도 ?하기 ?싫|의욕(이|도)?[^.?!,]{0,6}?(없|안 ?생|떨어)|만사가 ?귀찮"),
     ("feeling down or hopeless", "PHQ-9 2",
      r"우울|울적|절망|희망이 ?없|(매일|자꾸|계속|혼자) ?울(어|고|었|게|다)|눈물이 ?(나|자꾸|계속|멈추지|많아)|공허"),
     ("trouble sleeping, or sleeping too much", "PHQ-9 3",
      (r"잠을 ?(잘 ?)?못 ?자|잠이 ?안 ?(와|오|들)|잠들기 ?(가 ?)?(힘들|어렵)|불면|자다가 ?(자꾸 ?)?깨|새벽까지 ?(잠|못)"
-     r"|하루 ?종일 ?(잠만|누워)")),
+     r"|하루 ?종일 ?(잠만|누워)|악몽")),
     ("tired, little energy", "PHQ-9 4", r"무기력|기운이 ?없|기력이 ?없|늘 ?피곤|몸이 ?축 ?처"),
     ("poor appetite or overeating", "PHQ-9 5",
      r"입맛이 ?없|식욕이 ?(없|떨어)|밥(을|도)? ?(잘 ?)?못 ?먹|(밥|음식)이 ?안 ?넘어|폭식|먹고 ?토"),
@@ -39,12 +40,32 @@ SIGNS: tuple[tuple[str, str, str], ...] = (
      r"자존감(이|도)?[^.?!,]{0,6}?(낮|떨어|바닥)|자신감(이|도)?[^.?!,]{0,6}?(없|떨어)|한심|쓸모 ?없|죄책감|자책|실패자|못난 ?사람"),
     ("trouble concentrating", "PHQ-9 7", r"집중(이|을|도)? ?(안|못|잘 ?안)|멍하"),
     ("restless or slowed down", "PHQ-9 8, GAD-7 5", r"안절부절|가만히 ?있(을 ?수|지) ?(가 ?)?없|초조"),
-    ("nervous, anxious, on edge", "GAD-7 1", r"불안|긴장(이|을|돼|되|해)|조마조마|두려(워|움|운)|겁이 ?나"),
+    ("nervous, anxious, on edge", "GAD-7 1", r"불안|긴장(이|을|돼|되|해)|조마조마|두려(워|움|운)|무서(워|움|운)|겁이 ?나"),
     ("worrying too much", "GAD-7 2-3", r"걱정(이|을)? ?(너무|많|끊이|멈추|떠나지|떠올)|온갖 ?걱정|생각이 ?멈추지"),
     ("easily annoyed or irritable", "GAD-7 6", r"짜증|예민해|(?<![가-힣])화가 ?(나|참|치밀)|분노|감정 ?기복|기분 ?(변화|기복)"),
     ("withdrawing from people", "PHQ-9 1, functioning",
      (r"(사람|친구)(들)?(을|과|와)? ?(만나기|만나는 ?것|어울리)(가|도|는)? ?(싫|두렵|무섭|힘들|귀찮|못)|방에서 ?(안 ?|나가기)"
      r"|밖에 ?(나가기|안 ?나가)|대인 ?기피|외로(워|움|운)")),
+    # 2026-11-30, from 30 messages we wrote in the style of a mental-health Q&A (ours, not blind): 6 were refused,
+    # among them nightmares with memories of a car crash, grief that stops daily life, fear of standing before
+    # people and fear of going to school after bullying. None of these patterns meets any of the 3,000 shared
+    # non-medical questions (counted that day; 무서 once, "무서운 이야기 해줄까?", one sign)
+    ("unwanted memories of an event", "PC-PTSD-5 1",
+     r"(장면|기억|모습|일)(이|들이)? ?(자꾸|계속|문득|자주|또)? ?떠올|플래시백"),
+    ("avoiding places out of fear", "PC-PTSD-5 2",
+     r"(학교|회사|직장|밖|집 ?밖)(에|으로|을)? ?(가기|나가기|가는 ?게|나가는 ?게|가는 ?것)(가|를|도|이)? ?(무섭|무서|두렵|두려|겁)"),
+    ("afraid of people's eyes", "Mini-SPIN 1-3",
+     r"사람들? ?앞에(서)? ?[^.?!,]{0,8}?(서면|서기|서는|말하|발표|떨|긴장)|남(들)?의 ?시선|시선(이|을)? ?[^.?!,]{0,6}?(두렵|무섭|신경 ?쓰)"),
+    ("racing heart or breathless with fear", "DSM-5 panic attack",
+     r"심장이 ?(빨리 ?|막 ?|쿵쾅 ?)?(뛰|두근)|가슴이 ?(두근|답답|뛰)|숨이 ?(막히|막혀|막힐|차|안 ?쉬어)|쓰러질 ?것 ?같"),
+    ("afraid of crowds or closed places", "DSM-5 agoraphobia A",
+     r"사람(이|들이)? ?많은 ?(곳|데)|(지하철|엘리베이터|버스)(에서|을 ?타면|만 ?타면|를 ?타면)"),
+    ("daily life impaired", "PHQ-9 10",
+     (r"일상 ?생활(이|을|도|에)? ?[^.?!,]{0,6}?(안 ?되|안 ?돼|못 ?하|힘들|어렵|지장)"
+      r"|(일|공부|아무 ?것)(이|도)? ?손에 ?(안 ?|잘 ?안 ?)?잡히(지 ?않|질 ?않)?|손에 ?안 ?잡혀")),
+    ("grief after a death", "ICD-11 6B42",
+     (r"돌아가신 ?(뒤|후|다음|이후|지)|돌아가시고 ?(나서|난)|사별|세상을 ?떠난 ?(뒤|후|지)"
+      r"|(잃은|떠나보낸|죽은) ?(뒤|후|다음|이후|지)|(잃고|떠나보내고|죽고) ?(나서|난 ?뒤|난 ?후)")),
 )
 MIN_SIGNS = 2                 # different items in one message: one alone is everyday talk
 _DENIAL = re.compile(r"^[^.?!,\n]{0,8}?(지 ?않|지는 ?않|진 ?않|지 ?도 ?않|없어|없습|없고|아니)")

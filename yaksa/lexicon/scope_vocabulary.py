@@ -68,8 +68,10 @@ MIND_WORDS: tuple[str, ...] = (
 # poisonings, which the labels, the red flags and 119 answer, never a psychiatrist
 _ADDICTION = re.compile(r"(게임|알코올|알콜|술|도박|인터넷|스마트폰|휴대폰|핸드폰|쇼핑|마약|니코틴|담배|흡연|카페인"
                         r"|성|섹스|쇼츠|유튜브|sns|SNS)\s?중독")
-# anger that cannot be held back ("분노 조절이 안 돼요", 분노조절장애) is a concern of the mind, not a word of the labels
-_ANGER = re.compile(r"분노\s?조절")
+# anger that cannot be held back ("분노 조절이 안 돼요", 분노조절장애) is a concern of the mind, not a word of the labels;
+# so is seeking counselling ("심리상담은 어디서 받을 수 있나요?" P 0.001, 2026-11-30): 상담 alone is customer service
+# and "고민상담"/"연애 상담" small talk (both in Chatbot_data), so only counselling of the mind counts
+_MIND_PHRASE = re.compile(r"분노\s?조절|심리\s?(상담|치료)|상담\s?치료|정신\s?건강\s?(상담|센터|복지)")
 
 
 # low mood: 우울 was a word of the base vocabulary before MIND_WORDS existed, so it is not in that list (which
@@ -83,10 +85,11 @@ _MIND_WORD = re.compile(r"(?<![\uac00-\ud7a3])(" + "|".join(w for w in MIND_WORD
 
 def names_mind_condition(text: str) -> bool:
     """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증") at the start of a word,
-    low mood ("우울해요"), an addiction ("게임 중독") or anger out of control ("분노 조절"): what no drug label of the bundle answers
-    (`yaksa.agent.nodes.retrieve`) and what the scope stage never refuses (`yaksa.lexicon.mind_signs`)."""
+    low mood ("우울해요"), an addiction ("게임 중독"), anger out of control ("분노 조절") or counselling sought
+    ("심리상담"): what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`) and what the scope stage
+    never refuses (`yaksa.lexicon.mind_signs`)."""
     return (bool(_ADDICTION.search(text)) or LOW_MOOD in text or bool(_MIND_WORD.search(text))
-            or bool(_ANGER.search(text)))
+            or bool(_MIND_PHRASE.search(text)))
 
 
 # dentistry is medicine, and its licensing exam is one of the team's test subjects (which we may not read): of
