@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from yaksa.extraction.slots import SlotItem
-from yaksa.memory.dedup import merge, names_match, readings_match, same_fact, supersedes
+from yaksa.memory.dedup import contradicts, merge, names_match, readings_match, same_fact, supersedes
 
 
 def bp(value: str) -> SlotItem:
@@ -99,3 +99,13 @@ def test_facts_about_different_people_never_match() -> None:
     assert not supersedes(childs, mine) and not same_fact(childs, mine)
     assert supersedes(SlotItem("demographics", "age", 6, about="child"), childs)
     assert not same_fact(SlotItem("symptoms", "발열", about="child"), SlotItem("symptoms", "발열"))
+
+
+def test_a_man_is_neither_pregnant_nor_breastfeeding() -> None:
+    man, pregnant = SlotItem("demographics", "gender", "남성"), SlotItem("demographics", "pregnancy", "yes")
+    assert contradicts(man, pregnant) and contradicts(pregnant, man)
+    assert contradicts(SlotItem("demographics", "breastfeeding", "yes"), SlotItem("demographics", "gender", "male"))
+    assert not contradicts(man, SlotItem("demographics", "pregnancy", "no"))      # "임신은 아니에요"
+    assert not contradicts(SlotItem("demographics", "gender", "여성"), pregnant)
+    # the writer is a man, his wife is pregnant: two people
+    assert not contradicts(SlotItem("demographics", "pregnancy", "yes", about="spouse"), man)

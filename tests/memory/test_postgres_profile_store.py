@@ -71,6 +71,14 @@ def test_postgres_profile_and_history_are_shared_and_erased_across_processes(sto
     assert store.terms("u2") == ["기침"]
 
 
+def test_postgres_a_newer_fact_that_cannot_hold_with_a_stored_one_deletes_it(store: ProfileStore) -> None:
+    """The replacement (a DELETE then an INSERT in one write) runs on the server as on SQLite."""
+    store.add("u3", [SlotItem("demographics", "gender", "남성")], at=T0)
+    assert store.add("u3", [SlotItem("demographics", "pregnancy", "yes")], at=T0 + timedelta(hours=1)) == 2
+    assert [(e.item.name, e.item.value) for e in store.items("u3", now=T0 + timedelta(hours=1))] == [
+        ("pregnancy", "yes")]
+
+
 def test_postgres_a_write_of_a_turn_that_began_before_an_erasure_elsewhere_is_refused(store: ProfileStore,
                                                                                        postgres_url: str) -> None:
     store.add("u1", patient(), at=T0)

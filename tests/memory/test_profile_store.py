@@ -89,6 +89,17 @@ def test_an_older_statement_does_not_overwrite_a_newer_one(store: ProfileStore) 
     assert [e.item.value for e in store.items("u1", now=T0 + timedelta(hours=1))] == ["170/100"]
 
 
+def test_a_fact_that_cannot_hold_with_a_stored_one_replaces_it_when_newer(store: ProfileStore) -> None:
+    """"58세 남성" then "임신 중이에요": the newer statement wins, not "58세 남성 임신 중"; an older one is dropped."""
+    store.add("u1", [SlotItem("demographics", "age", 58), SlotItem("demographics", "gender", "남성")], at=T0)
+    assert store.add("u1", [SlotItem("demographics", "pregnancy", "yes")], at=T0 + timedelta(hours=1)) == 2
+    assert store.summary("u1", now=T0 + timedelta(hours=1)) == "58세 임신 중."
+    assert store.add("u1", [SlotItem("demographics", "gender", "male")], at=T0 + timedelta(minutes=30)) == 0
+    assert store.summary("u1", now=T0 + timedelta(hours=1)) == "58세 임신 중."
+    store.add("u1", [SlotItem("demographics", "gender", "남자")], at=T0 + timedelta(hours=2))
+    assert store.summary("u1", now=T0 + timedelta(hours=2)) == "58세 남성."
+
+
 def test_duplicates_within_one_turn_and_across_turns_collapse(store: ProfileStore) -> None:
     assert store.add("u1", [SlotItem("symptoms", "두통"), SlotItem("symptoms", "두 통")], at=T0) == 1
     store.add("u1", [SlotItem("demographics", "age", 66)], at=T0)

@@ -19,6 +19,10 @@ Two kinds of slot:
 - multi-valued slots (conditions, symptoms, medications) hold many facts: two items are the same
   fact when they share a concept id, or when their names are the same after normalisation or
   nearly so (difflib ratio >= 0.9, e.g. "Tylenol" / "tylenol " / "타이레놀정" vs "타이레놀 정").
+
+Facts of one person that cannot both be true (`contradicts`): a man is neither pregnant nor
+breastfeeding. The newer statement wins, as a new age replaces an old one: a profile that said "58세
+남성 임신 중" (found as a user, 2026-11-29) answered every later question with pregnancy cautions for a man.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import re
 from difflib import SequenceMatcher
 
 from yaksa.extraction.slots import SlotItem
+from yaksa.memory.profile_summary import GENDER_WORDS, NO_VALUES
 
 SINGLE_VALUED_SLOTS = frozenset({"demographics", "vitals", "labs"})
 MEASUREMENT_SLOTS = frozenset({"vitals", "labs"})
@@ -95,3 +100,23 @@ def merge(old: SlotItem, new: SlotItem) -> SlotItem:
     if old.slot_type in MEASUREMENT_SLOTS and same_fact(new, old):
         return dataclasses.replace(old, concept_id=concept_id)
     return dataclasses.replace(new, name=old.name, concept_id=concept_id)
+
+
+_MALE = GENDER_WORDS["male"]
+_ONLY_FOR_WOMEN = frozenset({"pregnancy", "breastfeeding"})
+
+
+def _is_male(item: SlotItem) -> bool:
+    return item.name == "gender" and GENDER_WORDS.get(str(item.value).strip().casefold()) == _MALE
+
+
+def _is_stated_so(item: SlotItem) -> bool:
+    return item.name in _ONLY_FOR_WOMEN and str(item.value).strip().casefold() not in NO_VALUES
+
+
+def contradicts(new: SlotItem, old: SlotItem) -> bool:
+    """Whether `new` makes the stored `old` untrue of the same person (module docstring): a man stated
+    where a pregnancy or breastfeeding is stored, or either stated where a man is."""
+    if new.slot_type != "demographics" or old.slot_type != "demographics" or new.about != old.about:
+        return False
+    return (_is_male(new) and _is_stated_so(old)) or (_is_stated_so(new) and _is_male(old))

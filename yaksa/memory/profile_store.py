@@ -56,7 +56,7 @@ from yaksa.config import MEMORY_MODES
 from yaksa.extraction.slots import SLOT_TYPES, SlotItem
 from yaksa.memory import history
 from yaksa.memory.decay import decay_weight
-from yaksa.memory.dedup import merge, supersedes
+from yaksa.memory.dedup import contradicts, merge, supersedes
 from yaksa.memory.entry import ProfileEntry
 from yaksa.memory.legacy_import import import_legacy
 from yaksa.memory.profile_db import Connection, ProfileDatabase, ProfileDB
@@ -167,7 +167,9 @@ class ProfileStore:
         """Remember `items` as stated at `at` (default now); returns how many rows were added or updated.
 
         A fact the profile already holds is refreshed in place (newest value and time); a fact
-        older than the stored one (`at` before its stored time) does not overwrite it. With `epoch`
+        older than the stored one (`at` before its stored time) does not overwrite it. A fact that cannot
+        be true with a stored one of the same person (`contradicts`: a man, a pregnancy) replaces it when
+        newer and is dropped when older. With `epoch`
         (the turn's `erasure_epoch`) nothing is written when the user was erased since.
         """
         uid = validate_user_id(user_id)
@@ -186,6 +188,13 @@ class ProfileStore:
                 "SELECT id, item, stored_at FROM profile_items WHERE user_id = ?", [uid]).fetchall()
             stored = [[rid, SlotItem.from_json(json.loads(js)), ts] for rid, js, ts in rows]
             for new in items:
+                contradicted = [row for row in stored if contradicts(new, row[1])]
+                if any(when < row[2] for row in contradicted):
+                    continue            # a newer statement already says otherwise
+                for row in contradicted:
+                    con.defer("DELETE FROM profile_items WHERE id = ?", [row[0]])
+                    stored.remove(row)
+                    touched.add(row[0])
                 match = next((row for row in stored if supersedes(new, row[1])), None)
                 if match is None:
                     rid = uuid.uuid4().hex

@@ -20,7 +20,7 @@ LABELS: dict[str, str] = {
     "hba1c": "당화혈색소(HbA1c)",
     "weight": "체중",
 }
-_GENDER: dict[str, str] = {
+GENDER_WORDS: dict[str, str] = {   # a stored gender value, as the summary says it
     "male": "남성", "m": "남성", "남": "남성", "남성": "남성", "남자": "남성",
     "female": "여성", "f": "여성", "여": "여성", "여성": "여성", "여자": "여성",
 }
@@ -28,7 +28,7 @@ _GENDER: dict[str, str] = {
 # read by the user and by the answer (`yaksa.lexicon.focus.profile_population` reads 영아, 어린이, 노인, 70대)
 _AGE_GROUPS: dict[str, str] = {"infant": "영아", "child": "어린이", "adolescent": "청소년", "older_adult": "노인"}
 _DECADE = re.compile(r"(\d{2})s")
-_NO = {"no", "false", "0", "아니오", "아님", "none"}
+NO_VALUES = frozenset({"no", "false", "0", "아니오", "아님", "none"})   # a flag stated as not so
 MEDICATIONS_LABEL = "복용 중인 약"  # the summary's list of what the user takes (yaksa.llm.offline.duplicates reads it)
 # the label of a relative's facts in the summary (the writer's have none)
 PERSON_LABELS: dict[str, str] = {"child": "자녀", "parent": "부모", "spouse": "배우자", "sibling": "형제자매"}
@@ -68,9 +68,9 @@ def _demographics(entries: Sequence[ProfileEntry]) -> str:
         parts.append(f"{decade.group(1)}대" if decade else _AGE_GROUPS.get(group, group))
     gender = by_name.get("gender")
     if gender is not None:
-        parts.append(_GENDER.get(str(gender).strip().casefold(), str(gender)))
+        parts.append(GENDER_WORDS.get(str(gender).strip().casefold(), str(gender)))
     pregnancy = by_name.get("pregnancy")
-    if "pregnancy" in by_name and str(pregnancy).strip().casefold() not in _NO:
+    if "pregnancy" in by_name and str(pregnancy).strip().casefold() not in NO_VALUES:
         parts.append("임신 중")
     return " ".join(parts)
 
