@@ -72,6 +72,10 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
         assert {"치아", "법랑질", "상악", "하악", "근관", "불소", "치면세마", "맹출", "치주인대", "산부식", "레진",
                  "대구치", "상아세관", "글래스아이오노머", "치주낭"} <= vocab
         assert not {"대구", "상아", "유치", "치열", "수복", "저작", "치은", "영구치"} & vocab   # a city, ivory, …
+        # nursing is care: its stems name 간호, 보건 or a newborn's fontanelle and nothing else medical
+        assert {"간호", "보건", "욕창", "낙상", "대천문", "방어기제"} <= vocab
+        assert loaded.tokenizer.tokenize("영아의 대천문이 닫히는 시기는?")[:2] == ["영아", "대천문"]
+        assert not {"교육", "발달", "윤리", "조직", "천문"} & vocab    # everyday words, astronomy
         assert not {"하다", "오다", "일", "명", "사용", "경우", "방법"} & vocab
         assert {"통증", "병원"} <= set(CARE_WORDS)
     finally:

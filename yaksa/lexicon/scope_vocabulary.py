@@ -116,6 +116,19 @@ DENTAL_WORDS: tuple[str, ...] = (
     "매복치", "알지네이트", "구내염", "구취", "하치조신경", "익돌근", "타액선", "치성낭", "치근낭", "아프타",
     "치은퇴축", "법랑모세포", "치배", "온레이", "치아종",
 )
+# nursing is care, and its licensing exam is one of the team's test subjects (which we may not read): of 50
+# stems we wrote over its subjects (2026-11-30: management, community, maternal, child, psychiatric and
+# fundamental nursing, health law; ours, not blind) 12 were refused, among them "지역사회 간호진단 시 우선순위
+# 결정 기준은?", "영아의 대천문이 닫히는 시기는?", "방어기제 중 합리화의 예로 옳은 것은?". None of these occurs in
+# the 3,000 shared non-medical questions (counted that day); left out as everyday words: 교육, 발달, 윤리, 조직.
+# They count only where the analyser reads them whole (간호진단 is read 간호 + 진단, so 간호 counts)
+NURSING_WORDS: tuple[str, ...] = (
+    "간호", "보건", "보건소", "욕창", "낙상", "산욕기", "신생아", "영유아", "모유", "수유", "학령기", "대천문",
+    "소천문",
+)
+# nursing terms the analyser splits in a sentence ("영아의 대천문이" as 대 + 천 + 문, "방어기제" as 방어 + 기제): they
+# join the user dictionary as the dental ones below. None occurs in the 3,000 shared non-medical questions
+NURSING_USER_WORDS: tuple[str, ...] = ("대천문", "소천문", "방어기제", "발달과업", "간호중재", "간호진단")
 # dental terms the analyser splits ("맹출" as 맹 + 출, "레진" as 레지): they join the build's user dictionary
 # (`curated_medical_words`), so it reads them whole and they count like the list above. Left out, since as
 # user words they cut other words: 치은 (가르치은), 치주 (…치 주기), 영구치 (영구치료 → 영구치 + 료)
@@ -215,7 +228,7 @@ def _rule_terms() -> Iterable[str]:
 
 
 def curated_medical_words() -> list[str]:
-    """Single Hangul words of the curated lists (lexicon, expansion rules, drug-class words, dental terms the
+    """Single Hangul words of the curated lists (lexicon, expansion rules, drug-class words, dental and nursing terms the
     analyser splits).
 
     The build adds them to the analyser's user dictionary: without it a sentence-initial "두통에"
@@ -224,7 +237,7 @@ def curated_medical_words() -> list[str]:
     rules = load_rules()
     nouns = [t for table in (rules.symptom_ingredients, rules.brand_ingredients) for k, v in table.items()
              for t in (k, *v)] + [t for v in rules.colloquial.values() for t in v]  # not the colloquial keys
-    words = (*DRUG_WORDS, *DENTAL_USER_WORDS, *_lexicon_names(), *nouns)
+    words = (*DRUG_WORDS, *DENTAL_USER_WORDS, *NURSING_USER_WORDS, *_lexicon_names(), *nouns)
     return sorted({w for w in words if len(w) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in w)
                    and not w.endswith(NOT_NOUN_ENDINGS)})
 
@@ -240,7 +253,8 @@ def medical_vocabulary(tokenizer: Tokenizer, userdict: Path | None) -> frozenset
             words.add(tokens[0])
     # a word of care or of the labels counts only as the analyser reads it alone: "오심" read as 오다
     # would make every "오다" medical
-    for word in (*CARE_WORDS, *MIND_WORDS, *DENTAL_WORDS, *SYMPTOM_WORDS, *corpus_terms()):
+    for word in (*CARE_WORDS, *NURSING_WORDS, *NURSING_USER_WORDS, *MIND_WORDS, *DENTAL_WORDS, *SYMPTOM_WORDS,
+                 *corpus_terms()):
         if tokenizer.tokenize(word) == [word]:
             words.add(word)
     return frozenset(words)
