@@ -113,6 +113,18 @@ def test_a_short_question_no_found_label_shares_a_word_with_is_not_answered_from
     assert not unrelated_labels(question, _focus(), None, [])
 
 
+def test_a_textbook_question_is_not_answered_from_labels_that_share_a_chance_word() -> None:
+    """"지역사회 간호진단 시 우선순위 결정 기준은?" got an ibuprofen syrup's side effects and an inhalation
+    solution's dosing, which share 진단 and 기준 with it (full bundle, 2026-11-30)."""
+    diagnostic = Citation(1, "mfds:3:usage", "drugs", "누코미트액(아세틸시스테인)", "용법용량",
+                          "진단용 기관지 조영 시 투여 기준에 따릅니다.", 0.4, {"section_key": "usage"})
+    question = "지역사회 간호진단 시 우선순위 결정 기준은?"
+    assert unrelated_labels(question, _focus(), None, [diagnostic])
+    assert not unrelated_labels("지역사회 간호진단 시 우선순위를 어떻게 정해요", _focus(), None, [diagnostic])
+    assert not unrelated_labels("진해거담제 복용 기준은?", _focus(), None, [diagnostic])    # about a medicine
+    assert not unrelated_labels(question, _focus("symptom"), None, [diagnostic])
+
+
 def test_the_unrelated_labels_answer_says_the_data_has_nothing(make_runner, monkeypatch) -> None:
     """End to end, with the search narrowed to drug-label sections that share no word with the question
     (what the full bundle found); the answer quotes none of them."""
@@ -247,6 +259,7 @@ PALPITATIONS = ("공황장애 약을 먹고 있는데 요즘 계속 가슴이 �
     # the model passed it by itself: a post about the body too (22 shared posts), it keeps its answers
     (PALPITATIONS, "scope_model:whole", False),
     ("게임 중독 치료가 필요할까요?", "scope_model:whole", True),   # a short one naming a condition
+    ("엄마가 돌아가신 뒤로 너무 힘들어서 일상생활이 안 돼요", "scope_model:whole", True),   # or showing two signs
 ])
 def test_which_messages_about_the_mind_are_answered_with_where_to_get_help(message: str, reason: str,
                                                                            mind: bool) -> None:

@@ -258,6 +258,16 @@ def test_asking_the_reason_is_asking_the_cause_and_a_named_drug_is_not() -> None
     assert read_post(ADULT_FEVER).asks_cause is False                # a long post: its questions say it
 
 
+def test_a_textbook_question_ends_in_the_abstract_noun_it_asks_for() -> None:
+    from yaksa.extraction.post_reader import asks_like_a_textbook
+
+    assert asks_like_a_textbook("영아의 대천문이 닫히는 시기는?")
+    assert asks_like_a_textbook("방어기제 중 합리화의 예로 옳은 것은?")
+    assert not asks_like_a_textbook("해열제 먹이는 시기는?")                 # about a medicine
+    assert not asks_like_a_textbook("대천문이 언제 닫혀요?")                 # asked as a parent asks
+    assert not asks_like_a_textbook(ADULT_FEVER)                          # a long post
+
+
 def test_a_school_child_is_a_child_and_a_school_year_in_the_past_is_no_age() -> None:
     """"안녕하세요 초등학생 여자아이 … 콜록 콜록" was read as an adult (and sent 판콜에스's adult dose); "저는 대학교
     3학년 학생입니다. 제가 중2때 부터 …" was read as a 14-year-old."""
@@ -289,6 +299,8 @@ def test_an_age_in_years_and_months_is_one_age() -> None:
     ("술 먹고 타이레놀 먹어도 돼?", "self"),            # only a grown-up drinks: the writer
     ("어제 회식하고 속이 쓰려요", "self"),
     ("아빠가 술 마시고 토해요", "parent"),               # a named relative still wins
+    ("3달전에 여자친구와 헤어졌습니다. 잠이 안 와요", "self"),   # one's own break-up
+    ("아이가 엄마랑 헤어질 때 많이 울어요", "child"),     # a child parted from its mother is no break-up
 ])
 def test_message_subject(text: str, who: str | None) -> None:
     assert message_subject(text) == who

@@ -17,6 +17,11 @@ def slots(text: str) -> list[tuple]:
         ("어르신이 드셔도 되나요", [("demographics", "age_group", "older_adult", None)]),
         ("A 65-year-old woman", [("demographics", "age", 65.0, "years"), ("demographics", "gender", "female", None)]),
         ("I'm in my 40s", [("demographics", "age_group", "40s", None)]),
+        # an age group named as a class (a textbook question) is no person; one's own baby is
+        ("영아의 대천문이 닫히는 시기는?", []),
+        ("노인의 약물 대사 특징은?", []),
+        ("우리 아기의 열이 안 떨어져요", [("demographics", "age_group", "infant", None)]),
+        ("소아의 정상 호흡수는? 우리 아기가 숨을 빨리 쉬어요", [("demographics", "age_group", "infant", None)]),
     ],
 )
 def test_demographics(text: str, expected: list[tuple]) -> None:

@@ -134,7 +134,9 @@ _FEEDING = re.compile(r"먹여|먹이[면고는나]|먹일")
 # what only a grown-up does, said with no one named, is the writer's own: "술 먹고 타이레놀 먹어도 돼?" after a
 # question about a feverish baby was answered for the baby (the conversation's person so far)
 _ADULT_DOINGS = re.compile(r"(?<![가-힣])술\s*(?:을\s*|도\s*|좀\s*|한\s*잔\s*)?(?:먹|마시|마셔|마셨|드시|드셨|했|하고|한\s*날)"
-                           r"|음주|과음|숙취|해장|회식|담배|흡연|출근|야근|면도")
+                           r"|음주|과음|숙취|해장|회식|담배|흡연|출근|야근|면도"
+                           # a break-up with one's partner (a real post: "3달전에 여자친구와 헤어졌습니다 … 잠이 안오고")
+                           r"|(?:여자\s*친구|남자\s*친구|여친|남친|애인)(?:와|과|랑|이랑|하고)\s*헤어")
 _INFANT_WORDS = re.compile(r"아기|애기|아가|신생아|갓난|영아|분유|이유식|돌\s*(?:전|안)")
 _ELDERLY_ROLES = frozenset({"할머니", "할아버지"})
 
@@ -360,6 +362,20 @@ def asks_only_the_cause(question: str, linker: Linker | None = None) -> bool:
     drug word, taking, dosing or applying; with `linker`, no product or ingredient it knows): the
     drug labels cannot answer it."""
     return not is_long(question) and question_kind(question, linker) != "medicine" and bool(_CAUSE.search(question))
+
+
+# a textbook or exam question: a short one ending in the abstract noun it asks for ("지역사회 간호진단 시
+# 우선순위 결정 기준은?", "영아의 대천문이 닫히는 시기는?", "방어기제 중 합리화의 예로 옳은 것은?"). With no drug,
+# symptom or drug class named, a label that shares a word with it ("진단", "기준") answers none of it: found as a
+# user on 2026-11-30, the first got an ibuprofen syrup's side effects and an inhalation solution's dosing
+_TEXTBOOK = re.compile(r"(?:것|점|시기|기준|특징|목적|종류|요인|역할|기능|정의|단계|내용|의미|장점|단점|차이|순서|조건"
+                       r"|대상|항목|요소|지표|이유|기전|원리|구성|분류|과업|유형|원칙|예)(?:은|는)\s*\?*\s*$")
+
+
+def asks_like_a_textbook(question: str, linker: Linker | None = None) -> bool:
+    """A short question in a textbook's or an exam's form (`_TEXTBOOK`) that names no medicine."""
+    return (not is_long(question) and bool(_TEXTBOOK.search(question))
+            and question_kind(question, linker) != "medicine")
 
 
 def question_kind(sentence: str, linker: Linker | None = None) -> str:

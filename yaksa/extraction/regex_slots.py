@@ -110,8 +110,20 @@ def _age_items(text: str) -> Iterator[tuple[int, SlotItem]]:
     for m in _DECADE.finditer(text):
         yield m.start(), SlotItem("demographics", "age_group", f"{m.group('k') or m.group('e')}s", text=m.group(0))
     for group, pattern in _AGE_GROUPS:
-        if m := pattern.search(text):
+        if m := next((m for m in pattern.finditer(text) if not _a_class_of_people(text, m)), None):
             yield m.start(), SlotItem("demographics", "age_group", group, text=m.group(0))
+
+
+def _a_class_of_people(text: str, m: re.Match[str]) -> bool:
+    """Whether an age group is named as a class ("영아의 대천문이 닫히는 시기는?", "노인의 약물 대사 특징은?"): a
+    textbook or exam question about infants, not a statement that the writer or their child is one (found as a
+    user, 2026-11-30: the question filed "영아" in the writer's profile, and a later question about kimchi was
+    answered with "your infant" cautions). "우리 아기의 …" is a person."""
+    return bool(_GENITIVE.match(text, m.end())) and not _POSSESSOR.search(text[max(0, m.start() - 6):m.start()])
+
+
+_GENITIVE = re.compile(r"의\s")
+_POSSESSOR = re.compile(r"(?:우리|제|저희|내|울|our|my)\s*$", re.IGNORECASE)
 
 
 def _gender_items(text: str) -> Iterator[tuple[int, SlotItem]]:

@@ -11,7 +11,7 @@ plainly without a search: no drug label answers it. A message that names nothing
 symptom, measurement or medical word: the scope stage's lexical signals), passed the scope stage narrowly
 and whose search found only drug labels sharing no word with it is told the data has nothing on it: a
 label it happened to resemble answers nothing it asked (`unanswered_by_labels`). A message about the
-mind that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?", `names_mind_condition`; or
+mind that names no drug or symptom the labels treat ("게임 중독 치료가 필요할까요?", `about_mental_health`: a named condition or two signs; or
 one the scope stage passed only as a mental-health concern, "감정 기복이 심하고 우울해요") is sent to
 정신건강의학과 with the crisis line instead of being answered from whatever label shared a word with it (it got a naproxen side-effect list); one that asks only the cause
 of a complaint ("4살인데 입냄새가 심해요, 원인은 무엇일까요?", `asks_only_the_cause`) is sent to a doctor
@@ -52,9 +52,9 @@ from yaksa.agent.replies import (
 )
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.post_reader import question_kind
+from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
-from yaksa.lexicon.scope_vocabulary import names_mind_condition
+from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
 from yaksa.llm.safety import urgent_line
@@ -110,9 +110,11 @@ def unrelated_labels(question: str, focus: Any, post: Any, citations: list[Citat
                      kind: str | None = None) -> bool:
     """A short general question (`_short_general_question`) none of whose found sections shares a content
     word with it ("고막체온만 높을 수 있나요?" got an eye ointment's dosing and a tonic's storage; "체온계 어떤 게
-    정확해요?" naproxen's side effects): the labels do not answer it, and saying so is the answer."""
+    정확해요?" naproxen's side effects), or one in a textbook's form, whose shared words are a label's chance
+    ones (`asks_like_a_textbook`: "지역사회 간호진단 시 우선순위 결정 기준은?"): the labels do not answer it, and
+    saying so is the answer."""
     return (_short_general_question(question, focus, post, citations, kind)
-            and not _shares_a_word_with(question, citations))
+            and (asks_like_a_textbook(question) or not _shares_a_word_with(question, citations)))
 
 
 def _shares_a_word_with(question: str, citations: list[Citation]) -> bool:
@@ -280,7 +282,8 @@ def _about_the_mind(state: dict) -> bool:
     """A message about the mind that names no drug or symptom the labels treat (its focus is general):
     passed by the scope stage only as a mental-health concern (`MIND_CONCERN`: far from every label, e.g.
     "헤어진 지 석 달 … 매일 울어요. 밥도 잘 못 먹고 …", which got "see a doctor to find the cause"), or a
-    short one naming a condition (`names_mind_condition`). A post the model passed by itself is about the
+    short one naming a condition or showing two signs (`about_mental_health`: "엄마가 돌아가신 뒤로 너무 힘들어서
+    일상생활이 안 돼요" passed the model and got "no label matches"). A post the model passed by itself is about the
     body too (palpitations, chest pain with anxiety: 22 of the shared posts show two signs or name 공황)
     and keeps the answers for the body."""
     focus = state["analysis"].focus
@@ -288,7 +291,7 @@ def _about_the_mind(state: dict) -> bool:
         return False
     post = state.get("post")
     short = post is None or not post.long
-    return passed_as_a_mind_concern(state.get("scope")) or (short and names_mind_condition(state["question"]))
+    return passed_as_a_mind_concern(state.get("scope")) or (short and about_mental_health(state["question"]))
 
 
 def _for_the_person(focus: Any, state: dict) -> Any:
