@@ -130,9 +130,9 @@ def test_prune_keeps_a_version_a_process_still_has_open(build, indexes_root: Pat
         build(version=v)
     publish(indexes_root, "v1", keep=5)
     holder = subprocess.Popen(  # another process serving v1, as a worker of `yaksa serve` would
-        [sys.executable, "-c", "import sys\nfrom yaksa.index.reader import open_bundle\n"
+        [sys.executable, "-c", ("import sys\nfrom yaksa.index.reader import open_bundle\n"
          f"b = open_bundle(__import__('pathlib').Path({str(indexes_root / 'v1')!r}))\n"
-         "print('open', flush=True)\nsys.stdin.read()\nb.close()"],
+         "print('open', flush=True)\nsys.stdin.read()\nb.close()")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"

@@ -83,8 +83,8 @@ def test_a_product_with_more_than_the_named_medication_still_gets_the_caution() 
 def test_another_brand_the_question_names_is_cautioned_by_name() -> None:
     """판피린 is answered from acetaminophen stand-ins: the caution names 판피린, cited to the stand-in."""
     cautions = duplicate_cautions("복용 중인 약: 타이레놀.", ACETAMINOPHEN, "타이레놀 먹고 있는데 판피린 먹어도 되나요?")
-    assert cautions == ["주의: 판피린에는 회원님이 복용 중인 타이레놀의 성분(아세트아미노펜)이 들어 있어, 함께 먹으면 같은 "
-                        "성분을 겹쳐 먹게 됩니다. 약사와 상의하세요. [문서 1]"]
+    assert cautions == [("주의: 판피린에는 회원님이 복용 중인 타이레놀의 성분(아세트아미노펜)이 들어 있어, 함께 먹으면 같은 "
+                        "성분을 겹쳐 먹게 됩니다. 약사와 상의하세요. [문서 1]")]
 
 
 def test_a_brand_inside_a_longer_brand_is_cautioned_once() -> None:

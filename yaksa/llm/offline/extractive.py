@@ -38,6 +38,7 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
+from yaksa.llm.offline.youngest_dose import younger_than_the_labels, younger_than_the_labels_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
 from yaksa.text.hangul import particle, with_particle
 from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
@@ -439,6 +440,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             quoted = child_cautions(evidence, skip, korean)
             return "\n\n".join([*note, *quoted, adults_only_note(sorted(skip), korean, dosing, bool(quoted))])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+    # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
+    if for_child and younger_than_the_labels(question, used):
+        note = [*note, younger_than_the_labels_note(korean)]
     # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
     closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
     # what the user already takes, inside a product the answer names, is said first

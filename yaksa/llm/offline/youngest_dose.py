@@ -1,0 +1,68 @@
+"""A baby younger than every dose the quoted labels give.
+
+Why: "3개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?" was answered with a children's acetaminophen tablet whose
+dosing table starts at 4 months ("4개월~6개월(몸무게 7~7.9 kg)의 1회 권장용량은 1정(80 mg)"), and nothing said
+that no quoted dose is for a 3-month-old (found as a user on the full bundle, 2026-11-30). A fever at that age
+needs no red flag (NICE NG143: under 3 months at 38 °C or more, or 3 to 6 months at 39 °C or more), but
+the answer must not read as a dose for the person described: a parent is told, before the labels, that the
+labels give none for this age and to ask a doctor or pharmacist first.
+
+Read from the words alone: the baby's age in months as the message states it ("3개월 아기", "생후 10주", "50일 된 아기"), and
+the youngest age any quoted dosing section names ("4개월~6개월", "생후 6개월 이상", "만 2세 이상").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from yaksa.llm.evidence import Citation
+from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_PHRASE
+
+# the baby's age as a parent writes it: months beside a word for the baby, or weeks after birth
+_BABY_MONTHS = re.compile(r"(?:생후\s*)?(?<!\d)(\d{1,2})\s*개월\s*(?:된\s*|짜리\s*|째\s*|차\s*)?(?:아기|애기|아가|아이|영아|"
+                          r"신생아|딸|아들|남아|여아|baby)|생후\s*(\d{1,2})\s*개월")
+_BABY_WEEKS = re.compile(r"생후\s*(\d{1,2})\s*주|(?<!\d)(\d{1,2})\s*주\s*(?:된\s*|차\s*|째\s*)?(?:아기|애기|신생아)")
+_BABY_DAYS = re.compile(r"생후\s*(\d{1,3})\s*일|(?<!\d)(\d{1,3})\s*일\s*(?:된\s*|차\s*|째\s*)?(?:아기|애기|아가|신생아)")
+# the youngest age a dosing section names: "4개월~6개월", "6개월 이상", "만 2세 이상", "2~3세"
+_LABEL_MONTHS = re.compile(r"(?<!\d)(\d{1,2})\s*개월\s*(?:~|∼|-|이상|부터|에서)")
+_LABEL_YEARS = re.compile(r"(?<!\d)(\d{1,2})\s*세\s*(?:~|∼|-|이상|부터)")
+USAGE_SECTION = "usage"
+WEEKS_PER_MONTH = 4.35
+DAYS_PER_MONTH = 30.4
+
+
+def stated_months(message: str) -> float | None:
+    """The baby's age in months as the message states it; None when it states none."""
+    if m := _BABY_MONTHS.search(message):
+        return float(m.group(1) or m.group(2))
+    if m := _BABY_WEEKS.search(message):
+        return float(m.group(1) or m.group(2)) / WEEKS_PER_MONTH
+    if m := _BABY_DAYS.search(message):
+        return float(m.group(1) or m.group(2)) / DAYS_PER_MONTH
+    return None
+
+
+def youngest_dosed_months(citations: Sequence[Citation]) -> float | None:
+    """The youngest age, in months, that a quoted dosing section gives a dose for; None when none names one."""
+    ages = [float(m.group(1)) for c in citations if c.metadata.get("section_key") == USAGE_SECTION
+            for m in _LABEL_MONTHS.finditer(c.text)]
+    ages += [12.0 * float(m.group(1)) for c in citations if c.metadata.get("section_key") == USAGE_SECTION
+             for m in _LABEL_YEARS.finditer(c.text)]
+    return min(ages) if ages else None
+
+
+def younger_than_the_labels(message: str, citations: Sequence[Citation]) -> bool:
+    """Whether the message's baby is younger than every dose the quoted dosing sections give."""
+    months, youngest = stated_months(message), youngest_dosed_months(citations)
+    return months is not None and youngest is not None and months < youngest
+
+
+def younger_than_the_labels_note(korean: bool) -> str:
+    """Said before the labels. No number: the answer's verifier reads any number near a time word as a dose.
+    It ends with the consult phrase, so the rule verifier takes it as a consult paragraph, not an uncited claim."""
+    if korean:
+        return ("아래 허가 정보의 용량은 물으신 아기보다 큰 아이부터 정해져 있어, 이 나이의 아기에게 맞는 용량은 "
+                f"없습니다. 먹이기 전에 소아청소년과 의사나 약사 등 {SAFETY_PHRASE}.")
+    return ("The dosing below starts at an older age than your baby's, so none of it is a dose for this age. "
+            f"Ask a paediatrician before giving it. {SAFETY_LINE_EN}")
