@@ -72,6 +72,13 @@ def test_a_disease_vaccinated_against_is_no_condition(extractor: SlotExtractor) 
     assert [i.concept_id for i in extractor.extract("간염이 있어요")] == ["YK:CON:liver_disease"]
 
 
+@pytest.mark.parametrize("text", ["간염? 피곤하고 열이 나요", "간염일까요? 열이 나요", "간염인 것 같아요. 열이 나요"])
+def test_a_disease_asked_about_is_no_condition(extractor: SlotExtractor, text: str) -> None:
+    """A real post titled "우울증? 불안증?" was remembered with depression: what the writer wonders is no diagnosis."""
+    assert [i.concept_id for i in extractor.extract(text) if i.slot_type == "conditions"] == []
+    assert "YK:SYM:fever" in [i.concept_id for i in extractor.extract(text)]
+
+
 def test_medications_are_concept_ids_even_when_negated(extractor: SlotExtractor) -> None:
     assert extractor.medications("타이레놀 안 먹고 아세트아미노펜만 먹어요") == frozenset(
         {"YK:BRAND:타이레놀", "YK:ING:아세트아미노펜"}

@@ -45,8 +45,17 @@ _NEGATION_AFTER = re.compile(r"^\s*(?:은|는|이|가|도|을|를)?\s*(?:전혀|
 _VACCINATION = re.compile(r"접종|백신|예방\s?주사|vaccin|booster|immuni[sz]", re.IGNORECASE)
 
 
+# a condition asked about, not stated: "우울증? 불안증? 3달전에 여자친구와 헤어졌습니다" (a real post's title),
+# "공황장애일까요?", "화병인가요", "심장병 같아요" is what the writer wonders, and was remembered as a diagnosis
+_ASKED_AFTER = re.compile(r"^\s*(?:\?|인가|일까|인지|인\s*것\s*같|일\s*수도|이\s*아닐까|아닐까|같아|같은데|같기도|의심)")
+
+
 def _negated(text: str, end: int) -> bool:
     return bool(_NEGATION_AFTER.match(text[end:end + 16]))
+
+
+def _asked_about(text: str, end: int) -> bool:
+    return bool(_ASKED_AFTER.match(text[end:end + 16]))
 
 
 class SlotExtractor:
@@ -77,7 +86,7 @@ class SlotExtractor:
 
     def extract(self, text: str) -> list[SlotItem]:
         """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
-        where a vaccination is spoken of is not a condition.
+        where a vaccination is spoken of, or asked about ("우울증?", "공황장애일까요"), is not a condition.
 
         Medications only when the user says they take them (asked-about or denied drugs are left
         out): the profile's medication list feeds interaction cautions in every later answer.
@@ -90,7 +99,8 @@ class SlotExtractor:
                 continue
             if ent.type == "medication" and takes_medication(clause_at(text, ent.start)) is not True:
                 continue
-            if ent.type == "condition" and _VACCINATION.search(clause_at(text, ent.start)):
+            if ent.type == "condition" and (_VACCINATION.search(clause_at(text, ent.start))
+                                            or _asked_about(text, ent.end)):
                 continue
             items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
                                   text=ent.text, source="medcat"))

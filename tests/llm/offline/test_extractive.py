@@ -366,3 +366,21 @@ def test_signs_of_worry_beside_a_complaint_say_where_to_get_help_before_the_labe
     assert "정신건강의학과" in first and "1577-0199" in first and "[문서 1]" in answer
     assert verify_rules(answer, sleep_aid).verdict == "PASS"
     assert "정신건강의학과" not in extractive_answer("밤에 잠을 못 자요", sleep_aid)   # one sign: the labels alone
+
+
+def test_a_long_post_asking_about_a_condition_of_the_mind_hears_where_to_get_help_last(
+        tylenol: list[Citation]) -> None:
+    """A post titled "우울증? 불안증?" about a break-up, sleepless nights and a racing heart got a sleep aid's label
+    and nothing on what it asked; where to get help now closes the answer, so its first paragraph is unchanged."""
+    from yaksa.extraction.post_reader import read_post
+    from yaksa.llm.offline.extractive import mind_note
+
+    text = ("우울증일까요? 석 달 전에 헤어지고 나서 매일 새벽까지 잠이 안 와요. 머리도 아프고 가슴이 두근거려요. "
+            "두통약을 먹어도 될까요?")
+    post = read_post(text)
+    assert post.long
+    answer = extractive_answer(text, tylenol, post=post)
+    assert answer.endswith(mind_note()) and "[문서" in answer.split("\n\n")[0]
+    assert verify_rules(answer, tylenol).verdict == "PASS"
+    plain = "석 달 전부터 매일 새벽까지 잠이 안 와요. 머리도 아프고 가슴이 두근거려요. 두통약을 먹어도 될까요?"
+    assert extractive_answer(plain, tylenol, post=read_post(plain)).endswith(SAFETY_LINE_KO)

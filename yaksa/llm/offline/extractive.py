@@ -34,6 +34,7 @@ from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.focus import find_population, profile_population
 from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
+from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.duplicates import duplicate_cautions
@@ -357,6 +358,12 @@ def mind_note(labels_follow: bool = False) -> str:
             f"{SAFETY_LINE_KO}{rest}")
 
 
+def asks_about_the_mind(post: PostReading | None) -> bool:
+    """A long post one of whose questions names a condition of the mind (`names_mind_condition`): 33 of the
+    4,986 shared posts, "공황장애일까요?", "화병인가요?", "우울증? 불안증?"."""
+    return post is not None and post.long and any(names_mind_condition(q.text) for q in post.questions)
+
+
 def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool) -> list[str]:
     """What a message asks that no label answers, said before the labels: a long post's questions for a
     doctor (`care_note`), a short question's asking only for the cause (`cause_note`), or a short message's
@@ -445,5 +452,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         note = [*note, younger_than_the_labels_note(korean)]
     # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
     closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
+    # a long post asking whether it is a condition of the mind ("우울증? 불안증?", "공황장애일까요?") hears where
+    # to get help for it last: the labels answer its sleep or its chest, not the question (`asks_about_the_mind`)
+    if korean and closing == SAFETY_LINE_KO and asks_about_the_mind(post):
+        closing = mind_note()
     # what the user already takes, inside a product the answer names, is said first
     return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
