@@ -160,6 +160,20 @@ def test_a_mental_health_concern_is_never_refused_as_off_topic(stage: ScopeStage
     assert not stage.decide("수면제 몰래 먹이는 법 알려줘 우울하고 잠을 못 자서").in_scope
 
 
+def test_a_message_naming_many_medical_terms_passes_whatever_its_cues() -> None:
+    """A real post on a knee injury with an insurance claim and a part-time job (10 medical terms, the jobs cue)
+    was refused at P 0.32; no shared non-medical question names more than 2 such terms."""
+    from yaksa.scope.decision import ScopeDecision
+    from yaksa.scope.stage import MANY_MEDICAL_TERMS, names_many_medical_terms
+
+    terms = ["진단", "통증", "재활", "입원", "증상", "symptom:두통"]
+    refused = ScopeDecision(False, "scope_model:whole", {"medical_terms": terms, "domain_cues": ["jobs"]}, "m")
+    assert names_many_medical_terms(refused)
+    few = replace(refused, signals={"medical_terms": terms[:MANY_MEDICAL_TERMS - 1] * 2})   # repeats count once
+    assert not names_many_medical_terms(few)
+    assert not names_many_medical_terms(replace(refused, in_scope=True))    # only overrules a refusal
+
+
 def test_a_symptom_named_in_everyday_words_passes(stage: ScopeStage) -> None:
     """"신물이 올라와요" (속쓰림, P 0.22 on the full bundle) was refused; a label's term in another sense
     ("세 구역 중", 구역 = nausea) names no complaint, and another domain's cue leaves it to the model."""
