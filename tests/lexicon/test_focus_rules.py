@@ -65,6 +65,14 @@ def test_sleeping_in_a_bad_position_is_no_insomnia() -> None:
     assert "불면" not in named_symptoms("어제 잠을 잘못 잤더니 어깨가 아파요")
 
 
+def test_a_neck_that_hurts_beside_its_posture_is_no_sore_throat() -> None:
+    """"거북목 때문에 목이 아파요" got sore-throat lozenges (`not_with`)."""
+    assert named_symptoms("거북목 때문에 목이 아파요") == ()
+    assert named_symptoms("뒷목이 당기고 목이 아파요") == ()
+    assert "인후통" in named_symptoms("목이 아프고 침 삼킬 때 따가워요")
+    assert set(load_focus_rules().not_with) <= set(load_focus_rules().symptoms)
+
+
 def test_a_rat_is_no_cramp() -> None:
     assert named_symptoms("집에 쥐가 나왔어요 어떻게 잡죠?") == ()
     assert named_symptoms("배가 쥐어짜듯 아파요") == ("복통",)

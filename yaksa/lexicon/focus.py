@@ -50,6 +50,7 @@ class FocusRules:
     routes: dict[str, tuple[str, ...]]
     population_products: dict[str, tuple[str, ...]]  # word in a product name -> populations it suits
     hidden_by: dict[str, tuple[str, ...]] = field(default_factory=dict)  # symptom -> symptoms that hide it
+    not_with: dict[str, tuple[str, ...]] = field(default_factory=dict)   # symptom -> words of its other sense
 
     def same_complaint(self, a: str, b: str) -> bool:
         """Whether two efficacy terms name one complaint: one is the other's everyday phrasing (월경통:
@@ -81,11 +82,14 @@ def load_focus_rules() -> FocusRules:
     data = yaml.safe_load(text) or {}
     rules = FocusRules(*(_table(data, n) for n in
                          ("symptoms", "drug_classes", "populations", "population_usage", "routes",
-                          "population_products", "hidden_by")))
+                          "population_products", "hidden_by", "not_with")))
     for term, hiders in rules.hidden_by.items():
         unknown = sorted({term, *hiders} - set(rules.symptoms))
         if unknown:
             raise RulesFileError(f"{FOCUS_FILE}: hidden_by.{term} names unknown symptoms {unknown}")
+    unknown = sorted(set(rules.not_with) - set(rules.symptoms))
+    if unknown:
+        raise RulesFileError(f"{FOCUS_FILE}: not_with names unknown symptoms {unknown}")
     for word, groups in rules.population_products.items():
         unknown = sorted(set(groups) - set(rules.populations))
         if unknown:
@@ -199,9 +203,11 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
         if hits:
             spans[term] = hits
     # a symptom read only inside the phrase of one that hides it (`hidden_by`) is not named: "눈이피곤"
-    # (눈의피로) is not the body's tiredness its "피곤" would say (육체피로)
+    # (눈의피로) is not the body's tiredness its "피곤" would say (육체피로); nor one beside a word of its other
+    # sense (`not_with`): "거북목 때문에 목이 아파요" is the neck, not a sore throat
     found = [(min(start for _, start, _ in hits), term) for term, hits in spans.items()
-             if not _hidden(term, spans, rules.hidden_by.get(term, ()))]
+             if not _hidden(term, spans, rules.hidden_by.get(term, ()))
+             and not any(w in compacts[0] for w in rules.not_with.get(term, ()))]
     return tuple(t for _, t in sorted(found))
 
 
