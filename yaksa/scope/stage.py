@@ -55,6 +55,7 @@ from yaksa.scope.learned import LearnedScopeModel
 from yaksa.scope.model import EmbeddingDirection, ScopeModel, fit_embedding_direction, fit_scope_model
 from yaksa.scope.nothing_near import REASON as NOTHING_NEAR
 from yaksa.scope.nothing_near import may_refuse, post_words, shares_a_word
+from yaksa.scope.trivia import TRIVIA_REASON, reads_like_trivia
 from yaksa.scope.windows import text_windows
 
 log = logging.getLogger(__name__)
@@ -321,9 +322,10 @@ class ScopeStage:
     def decide(self, question: str) -> ScopeDecision:
         """In or out of scope, with every signal that was consulted and the model that decided.
 
-        Two rules by meaning overrule an in-scope verdict (`harmful.py`): a harmful request about
-        medicines (out of bounds, though in the topic) and a short question about the business of
-        medicines (shares, hiring, adverts: "감기약 회사 주식"). Both keep the model's signals. Three overrule
+        Three rules overrule an in-scope verdict: a harmful request about medicines (out of bounds, though
+        in the topic) and a short question about the business of medicines (shares, hiring, adverts: "감기약
+        회사 주식"), both `harmful.py`, and a quiz-style yes/no question (`trivia.py`: "달걀 노른자에는
+        콜레스테롤이 많은가?"). All keep the model's signals. Three overrule
         an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
         symptom named in everyday words (`NAMED_SYMPTOM`), many medical terms (`MANY_TERMS`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
@@ -353,6 +355,8 @@ class ScopeStage:
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
                                  {**decision.signals, "business_request": business}, decision.model)
+        if decision.in_scope and not mind and reads_like_trivia(question, decision.signals.get("named_medicines") or ()):
+            return ScopeDecision(False, TRIVIA_REASON, {**decision.signals, "trivia_register": True}, decision.model)
         if (decision.in_scope and not mind and may_refuse(question, decision.signals)
                 and not self._near_documents(question)):
             return ScopeDecision(False, NOTHING_NEAR, {**decision.signals, "nothing_near": True}, decision.model)
