@@ -155,3 +155,14 @@ def test_a_harmful_request_is_refused_under_every_profile(make_runner, enforce_s
     assert result.blocked and not result.citations
     assert result.answer == harmful_reply(question)
     assert result.trace["scope"]["reason"] == "harmful_request:obtain_controlled"
+
+
+def test_a_command_for_the_device_is_told_what_cannot_be_done(make_runner) -> None:
+    """"약 먹을 시간 되면 알려줘" passed on 약 and would have been answered from a label (2026-11-30)."""
+    from yaksa.agent.replies import device_reply
+    from yaksa.scope.device_command import DEVICE_REASON
+
+    question = "약 먹을 시간 되면 알려줘"
+    result = make_runner().run(question, "device-user")
+    assert result.blocked and not result.citations
+    assert result.trace["scope"]["reason"] == DEVICE_REASON and result.answer == device_reply(question)

@@ -79,6 +79,14 @@ def test_a_disease_asked_about_is_no_condition(extractor: SlotExtractor, text: s
     assert "YK:SYM:fever" in [i.concept_id for i in extractor.extract(text)]
 
 
+def test_an_english_condition_before_a_question_mark_is_the_topic_not_a_doubt() -> None:
+    from yaksa.extraction.extractor import _asked_about
+
+    text = "What are the treatments for Cancer ?"
+    assert not _asked_about(text, text.index("Cancer"), text.index("Cancer") + len("Cancer"))
+    assert _asked_about("우울증? 불안증?", 0, 3)
+
+
 def test_medications_are_concept_ids_even_when_negated(extractor: SlotExtractor) -> None:
     assert extractor.medications("타이레놀 안 먹고 아세트아미노펜만 먹어요") == frozenset(
         {"YK:BRAND:타이레놀", "YK:ING:아세트아미노펜"}

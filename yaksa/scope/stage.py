@@ -39,6 +39,7 @@ from yaksa.lexicon.linking import DrugCatalog
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.device_command import DEVICE_REASON, device_command
 from yaksa.scope.embedding import exemplar_vectors
 from yaksa.scope.exemplars import ScopeQuestion, exemplar_set_hash, is_held_out, load_questions
 from yaksa.scope.features import (
@@ -322,10 +323,11 @@ class ScopeStage:
     def decide(self, question: str) -> ScopeDecision:
         """In or out of scope, with every signal that was consulted and the model that decided.
 
-        Three rules overrule an in-scope verdict: a harmful request about medicines (out of bounds, though
+        Four rules overrule an in-scope verdict: a harmful request about medicines (out of bounds, though
         in the topic) and a short question about the business of medicines (shares, hiring, adverts: "감기약
-        회사 주식"), both `harmful.py`, and a quiz-style yes/no question (`trivia.py`: "달걀 노른자에는
-        콜레스테롤이 많은가?"). All keep the model's signals. Three overrule
+        회사 주식"), both `harmful.py`, a quiz-style yes/no question (`trivia.py`: "달걀 노른자에는
+        콜레스테롤이 많은가?") and a command for a device (`device_command.py`: "건강검진 일정 캘린더에
+        추가해줘"). All keep the model's signals. Three overrule
         an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
         symptom named in everyday words (`NAMED_SYMPTOM`), many medical terms (`MANY_TERMS`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
@@ -357,6 +359,8 @@ class ScopeStage:
                                  {**decision.signals, "business_request": business}, decision.model)
         if decision.in_scope and not mind and reads_like_trivia(question, decision.signals.get("named_medicines") or ()):
             return ScopeDecision(False, TRIVIA_REASON, {**decision.signals, "trivia_register": True}, decision.model)
+        if device_command(question):     # refused either way; the reason picks the reply that says why
+            return ScopeDecision(False, DEVICE_REASON, {**decision.signals, "device_command": True}, decision.model)
         if (decision.in_scope and not mind and may_refuse(question, decision.signals)
                 and not self._near_documents(question)):
             return ScopeDecision(False, NOTHING_NEAR, {**decision.signals, "nothing_near": True}, decision.model)

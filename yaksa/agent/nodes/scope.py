@@ -26,11 +26,12 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.followup import follows_an_answer
-from yaksa.agent.replies import crisis_reply, harmful_reply, red_flag_reply, refusal_reply
+from yaksa.agent.replies import crisis_reply, device_reply, harmful_reply, red_flag_reply, refusal_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.cues import domain_cues
 from yaksa.scope.decision import ScopeDecision
+from yaksa.scope.device_command import DEVICE_REASON
 from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request, is_harmful_refusal
 from yaksa.scope.red_flags import red_flag_decision
 
@@ -79,7 +80,8 @@ def scope(deps: AgentDeps):
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
             return {"scope": decision, "blocked": False}
-        reply = harmful_reply if is_harmful_refusal(decision.reason) else refusal_reply
+        reply = (harmful_reply if is_harmful_refusal(decision.reason)
+                 else device_reply if decision.reason == DEVICE_REASON else refusal_reply)
         return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
                 "answer": reply(state["question"])}
     return run

@@ -1,0 +1,42 @@
+"""A short command for a phone's or a home assistant's action is refused; a question asking to be told
+something about a medicine is not a command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import shared_or_skip
+from yaksa.scope.device_command import device_command
+
+
+@pytest.mark.parametrize("message", [
+    "내일 건강검진 일정 캘린더에 추가해줘",
+    "엄마한테 병원 잘 다녀오시라고 문자 보내줘",
+    "약 먹을 시간 되면 알려줘",
+    "내일 오전 10시에 치과 예약 알림 맞춰줘",
+    "병원 가는 길 알려줘",
+    "체중 기록해줘",
+    "거실 불 좀 켜 줘",
+])
+def test_a_command_for_the_device(message: str) -> None:
+    assert device_command(message)
+
+
+@pytest.mark.parametrize("message", [
+    "타이레놀 용량 알려줘",
+    "해열제 먹일 시간 알려줘",
+    "아기 열 내리는 방법 알려주세요",
+    "병원 가야 할지 알려줘",
+    "스트레스 완화법 좀 가르켜주세요",      # 켜 inside 가르켜: no switch
+])
+def test_asking_to_be_told_is_no_command(message: str) -> None:
+    assert not device_command(message)
+
+
+def test_no_shared_post_or_exam_stem_is_a_command() -> None:
+    for name in ("posts_ko.jsonl", "med_ko.jsonl"):
+        path = shared_or_skip("real-questions", name)
+        texts = [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines()]
+        assert not [t for t in texts if device_command(t)], name
