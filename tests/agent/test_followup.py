@@ -191,6 +191,8 @@ def test_a_question_that_leaves_its_drug_out_continues_the_last_answer(make_runn
     assert runner.run("하루에 몇 번까지 돼요?", "stranger").blocked          # nothing to continue
     assert runner.run("오늘 날씨 어때요?", "u").blocked                    # not a question about a medicine
     assert runner.run("주식 하루에 몇 번까지 사도 돼요?", "u").blocked       # another domain's cue
+    alarm = runner.run("식후에 먹게 알림 맞춰줘", "u")                      # an alarm, not a question
+    assert alarm.blocked and alarm.trace["scope"]["reason"] == "scope_model:device_command"
 
 
 @pytest.mark.parametrize(("question", "leaves_out"), [

@@ -89,8 +89,9 @@ def scope(deps: AgentDeps):
 
 def _may_be_reconsidered(decision: ScopeDecision, question: str) -> bool:
     """A refusal the conversation may overturn (`_continues_an_answer`, `_describes_the_person`): never a
-    harmful request's, nor one of a question naming another domain's cue."""
-    return not (is_harmful_refusal(decision.reason) or domain_cues(question))
+    harmful request's or a device command's ("약 먹을 시간 되면 알려줘" after an answer about a drug still asks
+    for an alarm), nor one of a question naming another domain's cue."""
+    return not (is_harmful_refusal(decision.reason) or decision.reason == DEVICE_REASON or domain_cues(question))
 
 
 def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) -> bool:
