@@ -17,6 +17,7 @@ from yaksa.extraction.post_reader import (
     question_kind,
     read_post,
     split_sentences,
+    youngest_stated_months,
 )
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
@@ -332,3 +333,16 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
     # a message that names no one: the conversation's person so far
     text = "혈압이 150/95예요"
     assert {s.about for s in attribute_slots(text, regex_slots(text), default="parent")} == {"parent"}
+
+
+@pytest.mark.parametrize(("message", "months"), [
+    ("3개월 아기가 열이 38.5도예요", 3.0),
+    ("생후 10주 된 신생아", 10 / 4.35),
+    ("6개월 된 딸이 열이 나요", 6.0),
+    ("50일 된 아기가 열이 38.2도예요", 50 / 30.4),
+    ("감기약을 3개월 동안 먹었어요", None),           # a duration, no baby
+    ("5살 아이가 열이 나요", 60.0),
+    ("32세 엄마인데 3개월 아기가 열이 나요", 3.0),    # the youngest person stated
+])
+def test_the_youngest_age_stated_in_months(message: str, months: float | None) -> None:
+    assert youngest_stated_months(message) == pytest.approx(months, abs=0.01) if months else youngest_stated_months(message) is None

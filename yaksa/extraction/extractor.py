@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.extraction.speech_act import clause_at, takes_medication
+from yaksa.text.hangul import has_hangul
 
 if TYPE_CHECKING:
     from yaksa.extraction.medcat_ko import Entity
@@ -58,10 +59,8 @@ def _asked_about(text: str, start: int, end: int) -> bool:
     """A Korean condition the writer wonders about (`_ASKED_AFTER`). Not an English one: "What are the treatments
     for Cancer ?" asks about the condition's topic, and its concept leads the search (MedQuAD's context recall
     fell 0.04 in the nightly regression when it was dropped)."""
-    return bool(_HANGUL.search(text[start:end])) and bool(_ASKED_AFTER.match(text[end:end + 16]))
+    return has_hangul(text[start:end]) and bool(_ASKED_AFTER.match(text[end:end + 16]))
 
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 class SlotExtractor:

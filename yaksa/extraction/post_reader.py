@@ -84,8 +84,9 @@ _CARE = re.compile(
 )
 
 # --- who the post is about -----------------------------------------------------------------------
-# role words: a child, a parent, a spouse (the writer is "self")
-_ROLE_WORDS: dict[str, str] = {
+# role words: a child, a parent, a spouse (the writer is "self"); the quiz-form rule reads them as a person
+# (`yaksa.scope.trivia`)
+ROLE_WORDS: dict[str, str] = {
     "아이": "child", "애기": "child", "아기": "child", "아가": "child", "딸아이": "child", "아들": "child",
     "딸": "child", "신생아": "child", "손자": "child", "손녀": "child", "조카": "child", "우리애": "child",
     "저희애": "child", "큰애": "child", "작은애": "child", "둘째": "child", "첫째": "child",
@@ -94,15 +95,15 @@ _ROLE_WORDS: dict[str, str] = {
     "친정엄마": "parent", "남편": "spouse", "아내": "spouse", "와이프": "spouse", "신랑": "spouse",
     "집사람": "spouse", "동생": "sibling", "언니": "sibling", "오빠": "sibling", "누나": "sibling", "형": "sibling",
 }
-_ROLE = "|".join(sorted(_ROLE_WORDS, key=len, reverse=True))
+_ROLE = "|".join(sorted(ROLE_WORDS, key=len, reverse=True))
 _SUBJECT_PARTICLE = r"(?:가|이가|이는|이도|는|은|이|도|한테|에게|께서|를|을|의|\s*때문에|\s*문제로|\s*일로|에\s*대한|에\s*대해)"
 # "아이가 열이 나요", "딸이 5살", "엄마가 70세인데": the role is the sentence's subject
 _ROLE_SUBJECT = re.compile(rf"(?<![가-힣])(?:저희\s*|우리\s*|제\s*)?(?P<role>{_ROLE}){_SUBJECT_PARTICLE}"
                            rf"|(?<![가-힣])(?:저희|우리|제)\s*(?P<role2>{_ROLE})(?![가-힣]*(?:입니다|인데|이고|예요|이에요))")
 # "아기 엄마입니다", "32살 엄마인데", "애아버지이고": the writer says who they are (not the patient)
-_PARENT_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "parent"), key=len, reverse=True))
+_PARENT_WORDS = "|".join(sorted((w for w, r in ROLE_WORDS.items() if r == "parent"), key=len, reverse=True))
 _WRITER_ROLE = re.compile(rf"(?P<role>{_PARENT_WORDS})(?:예요|이에요|입니다|인데|이고|이구요|인데요|이구)")
-_CHILD_WORDS = "|".join(sorted((w for w, r in _ROLE_WORDS.items() if r == "child"), key=len, reverse=True))
+_CHILD_WORDS = "|".join(sorted((w for w, r in ROLE_WORDS.items() if r == "child"), key=len, reverse=True))
 # "생후 20일 된 아기인데", "6살 딸아이예요": the child is who the sentence is about
 _CHILD_COPULA = re.compile(rf"(?P<role>{_CHILD_WORDS})(?:인데|이에요|예요|입니다|이고|인데요|에요)")
 _WRITER = re.compile(r"(?<![가-힣])(?:저는|저도|제가|전|저|본인은|본인이|나는|내가|제\s*나이)(?![가-힣])|저희는")
@@ -122,6 +123,8 @@ _AGE_MONTHS = re.compile(rf"(?:생후\s*)?(?<![\d.])(?P<n>\d{{1,2}})\s*(?:개월
 # "만 4년 6개월 된", "4살 6개월": one age in years and months (its months alone read an infant of 6 months)
 _AGE_YEARS_MONTHS = re.compile(rf"(?:만\s*)?(?<![\d.])(?P<y>\d{{1,2}})\s*(?:년|살|세)\s*(?P<m>\d{{1,2}})\s*개월{_NOT_AN_AGE}")
 _AGE_DAYS = re.compile(r"생후\s*(?P<n>\d{1,3})\s*일|(?<![\d.])(?P<m>\d{1,3})\s*일\s*(?:된|째\s*(?:된|인)|짜리)\s*(?:아기|신생아|애기|아가)")
+_AGE_WEEKS = re.compile(r"생후\s*(?P<n>\d{1,2})\s*주|(?<![\d.])(?P<m>\d{1,2})\s*주\s*(?:된|째\s*(?:된|인)|짜리)\s*(?:아기|신생아|애기|아가)")
+WEEKS_PER_MONTH = 4.35
 _PREGNANCY_WEEK = re.compile(r"임신\s*(?P<n>\d{1,2})\s*주|(?<!\d)(?P<m>\d{1,2})\s*주\s*(?:차|째)?\s*(?:임산부|임부|임신)")
 _MALE = re.compile(r"(?:남성|남자|남학생|(?<![가-힣])남(?=[\s,./)]|$|입니다|이고|인데))(?!\s*친구)")
 _FEMALE = re.compile(r"(?:여성|여자|여학생|(?<![가-힣])여(?=[\s,./)]|$|입니다|이고|인데))(?!\s*친구)")
@@ -318,6 +321,15 @@ class PostReading:
 _CAUTION_WORDS = {"pregnant": "임신", "breastfeeding": "수유", "elderly": "고령자", "infant": "영아", "child": "소아"}
 
 
+def youngest_stated_months(text: str) -> float | None:
+    """The youngest age the message states, in months ("3개월 아기" 3, "생후 10주" 2.3, "5살" 60); None when it
+    states none. Read by the answer's youngest-dose note (`yaksa.llm.offline.youngest_dose`) with the same
+    age patterns the post reader uses, so a short question and a long post read one age the same way."""
+    months = [m if m is not None else y * 12 for sentence in split_sentences(text)
+              for _, _, y, m in _ages(sentence) if m is not None or y is not None]
+    return min(months, default=None)
+
+
 def population_profile_words(population: Sequence[str]) -> str:
     """Population groups ("pregnant", "elderly") as the profile words label cautions use ("임신, 고령자"):
     a short question names its person too ("임신 20주인데 타이레놀 먹어도 되나요?")."""
@@ -405,8 +417,8 @@ def _owner(sentence: str, previous: tuple[str, str]) -> tuple[str, str]:
         word = m.group("role") or m.group("role2")
         if writer_role and writer_role.start() <= m.start() < writer_role.end():
             continue   # "아기 엄마입니다": the writer's own role
-        if word in _ROLE_WORDS and not (writer_role and word in writer_role.group(0)):
-            return _ROLE_WORDS[word], word
+        if word in ROLE_WORDS and not (writer_role and word in writer_role.group(0)):
+            return ROLE_WORDS[word], word
     if (child := _CHILD_COPULA.search(sentence)) and not (writer_role and writer_role.start() <= child.start()
                                                            < writer_role.end()):
         return "child", child.group("role")
@@ -437,8 +449,8 @@ def _markers(sentence: str) -> list[tuple[int, str]]:
     for m in _ROLE_SUBJECT.finditer(sentence):
         word = m.group("role") or m.group("role2")
         inside = writer_role is not None and writer_role.start() <= m.start() < writer_role.end()
-        if word in _ROLE_WORDS and not inside:
-            found.append((m.start(), _ROLE_WORDS[word]))
+        if word in ROLE_WORDS and not inside:
+            found.append((m.start(), ROLE_WORDS[word]))
     if writer_role:
         found.append((writer_role.start(), "self"))
     found.extend((m.start(), "self") for m in _WRITER.finditer(sentence))
@@ -456,7 +468,7 @@ def _sentence_subject(sentence: str) -> str | None:
         return "self"
     if _FEEDING.search(sentence):
         return "child"
-    bare = [_ROLE_WORDS[m.group("role")] for m in _BARE_ROLE.finditer(sentence)
+    bare = [ROLE_WORDS[m.group("role")] for m in _BARE_ROLE.finditer(sentence)
             if not _WRITER_ROLE.match(sentence, m.start())]
     return bare[0] if bare else None
 
@@ -507,9 +519,9 @@ def attribute_slots(text: str, slots: Sequence[SlotItem], default: str = "self",
             before = [who for pos, who in _markers(home) if pos <= at]
             about = before[-1] if before else (_sentence_subject(home) or subject)
             if item.slot_type == "demographics" and (bound := _bound_age(home, at, at + len(item.text))):
-                about = _ROLE_WORDS[bound]
+                about = ROLE_WORDS[bound]
             elif item.name == "gender" and (role := _BARE_ROLE.search(item.text)):
-                about = _ROLE_WORDS[role.group("role")]
+                about = ROLE_WORDS[role.group("role")]
         if item.name in ("pregnancy", "breastfeeding") and about not in ("spouse", "parent", "sibling"):
             about = "self"    # "모유수유 중인데 아기가 …": the writer nurses, not the child
         out.append(item if item.about == about else dataclasses.replace(item, about=about))
@@ -539,6 +551,9 @@ def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
     for m in _AGE_DAYS.finditer(sentence):
         days = int(m.group("n") or m.group("m"))
         found.append((m.start(), m.end(), None, round(days / DAYS_PER_MONTH, 2)))
+    for m in _AGE_WEEKS.finditer(sentence):
+        weeks = int(m.group("n") or m.group("m"))
+        found.append((m.start(), m.end(), None, round(weeks / WEEKS_PER_MONTH, 2)))
     for m in _AGE_MONTHS.finditer(sentence):
         months = int(m.group("n"))
         if 0 < months <= 36:
@@ -575,13 +590,13 @@ def _read_facts(sentences: Sequence[str], owners: Sequence[tuple[str, str]]) -> 
                 continue
             taken.append((start, end))
             bound = _bound_age(sentence, start, end)
-            target = of(_ROLE_WORDS[bound]) if bound else f
+            target = of(ROLE_WORDS[bound]) if bound else f
             if bound and not target.role_word:
                 target.role_word = bound
             if target.age_years is None and target.age_months is None:
                 target.age_years, target.age_months = years, months
         for word_m in re.finditer(_ROLE, sentence):
-            role = _ROLE_WORDS[word_m.group(0)]
+            role = ROLE_WORDS[word_m.group(0)]
             sex = _ROLE_SEX.get(word_m.group(0))
             writer_role = _WRITER_ROLE.match(sentence, word_m.start())
             target = of("self") if writer_role else of(role)

@@ -31,6 +31,7 @@ from typing import Literal
 
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
+from yaksa.text.hangul import has_hangul
 
 MessageKind = Literal["question", "statement"]
 ClauseKind = Literal["asks", "symptom", "fact", "neutral", "other"]
@@ -38,7 +39,6 @@ ClauseKind = Literal["asks", "symptom", "fact", "neutral", "other"]
 # ---- clause segmentation ------------------------------------------------------------------------
 _SENTENCE = re.compile(r"[^.!?。？！\n]+[.!?。？！]*|[.!?。？！]+")
 _WORD = re.compile(r"\S+")
-_HANGUL_SYLLABLE = re.compile(r"[가-힣]")
 # a word after "-고" that makes it part of one verb ("먹고 있어요", "알고 싶어요"), not "A and B"
 _AUXILIARY_AFTER_GO = re.compile(r"^(?:있|계|싶|나서|난|다니|다녀|말|봐|봤|났)")
 _NOUNS_ENDING_GO = frozenset({"최고", "참고", "사고", "경고", "광고", "신고", "창고", "재고", "보고"})
@@ -122,7 +122,7 @@ def _segments(text: str) -> list[tuple[int, int]]:
     out = []
     for sm in _SENTENCE.finditer(text):
         sentence = sm.group(0)
-        pieces = (_korean_pieces if _HANGUL_SYLLABLE.search(sentence) else _english_pieces)(sentence, sm.start())
+        pieces = (_korean_pieces if has_hangul(sentence) else _english_pieces)(sentence, sm.start())
         for a, b in pieces:
             while a < b and text[a].isspace():
                 a += 1
@@ -134,9 +134,13 @@ def _segments(text: str) -> list[tuple[int, int]]:
 
 
 # ---- clause cues --------------------------------------------------------------------------------
+# Korean question words ("몇" besides, which `_KO_ASK` takes only when it is not a duration); read by the
+# quiz-form rule too (`yaksa.scope.trivia`): a question with one is not a yes/no quiz
+_QUESTION_WORDS = r"뭐|뭘|뭔|무엇|무얼|무슨|어떤|어떻|어떡|어때|어떨|어떠|어찌|어느|어디|언제|얼마|왜|누가|누구"
+QUESTION_WORD = re.compile(rf"{_QUESTION_WORDS}|몇")
 _KO_ASK = re.compile(
     r"[?？]"
-    r"|뭐|뭘|뭔|무엇|무슨|어떤|어떻|어떡|어때|어떨|어느|어디|언제|얼마|왜|누가|누구|몇(?!\s*(?:년|달|개월|주|일)\s*(?:째|전|동안))"
+    rf"|{_QUESTION_WORDS}|몇(?!\s*(?:년|달|개월|주|일)\s*(?:째|전|동안))"
     r"|까요?$|죠$|(?<![열땀물증각화피])(?<=[가-힣])나요$|(?:되|있|없|먹|찮|좋|돼|드|써|해|봐|와|하)나$"
     r"|(?<![머언])(?<=[가-힣])(?:니|냐)$"
     r"|(?:는지|은지|을지|인지|던지|할지|될지|볼지|갈지|줄지|ㄹ지)"
@@ -218,7 +222,7 @@ _PARTICLE_TAIL = re.compile(r"^(?:이고|이며|이라|인데|이|가|은|는|�
 
 
 def _is_english(text: str) -> bool:
-    return not _HANGUL_SYLLABLE.search(text)
+    return not has_hangul(text)
 
 
 def _predicate_end(word: str) -> bool:

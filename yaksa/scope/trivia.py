@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from yaksa.extraction.post_reader import ROLE_WORDS
+from yaksa.extraction.speech_act import QUESTION_WORD
 from yaksa.lexicon.focus import everyday_symptoms, names_a_pain
 from yaksa.lexicon.scope_vocabulary import clinical_measurements
 
@@ -25,10 +27,10 @@ TRIVIA_REASON = "scope_model:trivia_register"
 MAX_CHARS = 80      # a quiz question is one short sentence; a post that ends so is read by the model
 # the literary yes/no ending: "-는가", "-인가", "-은가", "-던가", "-한가", "-었는가" (and "-었나" in the past)
 _LITERARY_END = re.compile(r"(?:는가|인가|은가|던가|한가|[었았였했]나)\s*\??\s*$")
-_QUESTION_WORD = re.compile(r"무엇|무슨|누구|누가|어디|언제|어느|몇|어떤|어떠|얼마|왜|어떻게|뭐|무얼|어찌")
-# someone the writer speaks of, or the writer: then it is about a person, not a quiz
-_PERSON = re.compile(r"(?<![가-힣])(?:나|내가|내|저|제가|제|저희|우리|아이|애가|애기|아기|딸|아들|남편|아내|엄마|아빠"
-                     r"|할머니|할아버지|친구|동생|언니|오빠|형|누나)(?![가-힣])|(?:먹어도|먹으면|먹였|먹었|발라도|복용)")
+# someone the writer speaks of (`ROLE_WORDS`: 아이, 엄마, 남편 …), the writer, or the writer taking something:
+# then it is about a person, not a quiz
+_PERSON = re.compile(rf"(?<![가-힣])(?:나|내가|내|저|제가|제|저희|우리|애가|친구|{'|'.join(ROLE_WORDS)})(?![가-힣])"
+                     r"|(?:먹어도|먹으면|먹였|먹었|발라도|복용)")
 
 
 # a clause about the writer's situation before the question ("생리를 안 하는데 임신인가?", "먹었더니 …"): a quiz
@@ -41,7 +43,7 @@ def reads_like_trivia(question: str, named_medicines: list[str] | tuple[str, ...
     name (`named_medicines`: the stage's product and brand signal), no symptom, pain or measurement and
     no person."""
     text = question.strip()
-    if len(text) > MAX_CHARS or not _LITERARY_END.search(text) or _QUESTION_WORD.search(text):
+    if len(text) > MAX_CHARS or not _LITERARY_END.search(text) or QUESTION_WORD.search(text):
         return False
     if named_medicines or _PERSON.search(text) or _SITUATION.search(text):
         return False

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import extractive_answer
-from yaksa.llm.offline.youngest_dose import stated_months, younger_than_the_labels, youngest_dosed_months
+from yaksa.llm.offline.youngest_dose import younger_than_the_labels, youngest_dosed_months
 
 TABLET = Citation(1, "mfds:1:usage", "drugs", "세토펜정80밀리그램(아세트아미노펜)", "용법용량",
                   "만 12세 이하의 소아는 1회 권장용량을 4~6시간마다 필요시 복용합니다. 4개월~6개월(몸무게 7~7.9 kg)의 "
                   "1회 권장용량은 1정(80 mg)입니다.", 0.9, {"section_key": "usage"})
 SYRUP_2Y = Citation(2, "mfds:2:usage", "drugs", "어린이시럽", "용법용량", "만 2세 이상은 1회 5 mL를 복용합니다.", 0.8,
                     {"section_key": "usage"})
-
-
-@pytest.mark.parametrize(("message", "months"), [
-    ("3개월 아기가 열이 38.5도예요", 3.0),
-    ("생후 10주 된 신생아", 10 / 4.35),
-    ("6개월 된 딸이 열이 나요", 6.0),
-    ("50일 된 아기가 열이 38.2도예요", 50 / 30.4),
-    ("감기약을 3개월 동안 먹었어요", None),           # a duration, no baby
-    ("5살 아이가 열이 나요", None),
-])
-def test_the_babys_age_in_months(message: str, months: float | None) -> None:
-    assert stated_months(message) == pytest.approx(months) if months else stated_months(message) is None
 
 
 def test_the_youngest_dose_the_labels_give() -> None:

@@ -22,6 +22,7 @@ decision would already have handed the question to something that should not hav
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
@@ -80,18 +81,28 @@ def scope(deps: AgentDeps):
         turn.notes["scope"] = decision.to_json()
         if decision.in_scope:
             return {"scope": decision, "blocked": False}
-        reply = (harmful_reply if is_harmful_refusal(decision.reason)
-                 else device_reply if decision.reason == DEVICE_REASON else refusal_reply)
         return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
-                "answer": reply(state["question"])}
+                "answer": _refusal_reply(decision.reason)(state["question"])}
     return run
+
+
+# refusals whose reply says what cannot be done instead of "off-topic" (a harmful request's, by its prefix,
+# besides); the conversation never overturns them (`_may_be_reconsidered`)
+_OWN_REPLY: dict[str, Callable[[str], str]] = {DEVICE_REASON: device_reply}
+
+
+def _refusal_reply(reason: str) -> Callable[[str], str]:
+    """The reply a refusal with this reason gets: a harmful request's, a device command's, else off-topic."""
+    if is_harmful_refusal(reason):
+        return harmful_reply
+    return _OWN_REPLY.get(reason, refusal_reply)
 
 
 def _may_be_reconsidered(decision: ScopeDecision, question: str) -> bool:
     """A refusal the conversation may overturn (`_continues_an_answer`, `_describes_the_person`): never a
     harmful request's or a device command's ("약 먹을 시간 되면 알려줘" after an answer about a drug still asks
     for an alarm), nor one of a question naming another domain's cue."""
-    return not (is_harmful_refusal(decision.reason) or decision.reason == DEVICE_REASON or domain_cues(question))
+    return not (is_harmful_refusal(decision.reason) or decision.reason in _OWN_REPLY or domain_cues(question))
 
 
 def _continues_an_answer(deps: AgentDeps, state: dict, decision: ScopeDecision) -> bool:

@@ -7,7 +7,8 @@ needs no red flag (NICE NG143: under 3 months at 38 °C or more, or 3 to 6 month
 the answer must not read as a dose for the person described: a parent is told, before the labels, that the
 labels give none for this age and to ask a doctor or pharmacist first.
 
-Read from the words alone: the baby's age in months as the message states it ("3개월 아기", "생후 10주", "50일 된 아기"), and
+Read from the words alone: the youngest age the message states, in months, with the post reader's age patterns
+(`yaksa.extraction.post_reader.youngest_stated_months`: "3개월 아기", "생후 10주", "50일 된 아기"), and
 the youngest age any quoted dosing section names ("4개월~6개월", "생후 6개월 이상", "만 2세 이상").
 """
 
@@ -16,31 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.extraction.post_reader import youngest_stated_months
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_PHRASE
 
-# the baby's age as a parent writes it: months beside a word for the baby, or weeks after birth
-_BABY_MONTHS = re.compile(r"(?:생후\s*)?(?<!\d)(\d{1,2})\s*개월\s*(?:된\s*|짜리\s*|째\s*|차\s*)?(?:아기|애기|아가|아이|영아|"
-                          r"신생아|딸|아들|남아|여아|baby)|생후\s*(\d{1,2})\s*개월")
-_BABY_WEEKS = re.compile(r"생후\s*(\d{1,2})\s*주|(?<!\d)(\d{1,2})\s*주\s*(?:된\s*|차\s*|째\s*)?(?:아기|애기|신생아)")
-_BABY_DAYS = re.compile(r"생후\s*(\d{1,3})\s*일|(?<!\d)(\d{1,3})\s*일\s*(?:된\s*|차\s*|째\s*)?(?:아기|애기|아가|신생아)")
 # the youngest age a dosing section names: "4개월~6개월", "6개월 이상", "만 2세 이상", "2~3세"
 _LABEL_MONTHS = re.compile(r"(?<!\d)(\d{1,2})\s*개월\s*(?:~|∼|-|이상|부터|에서)")
 _LABEL_YEARS = re.compile(r"(?<!\d)(\d{1,2})\s*세\s*(?:~|∼|-|이상|부터)")
 USAGE_SECTION = "usage"
-WEEKS_PER_MONTH = 4.35
-DAYS_PER_MONTH = 30.4
-
-
-def stated_months(message: str) -> float | None:
-    """The baby's age in months as the message states it; None when it states none."""
-    if m := _BABY_MONTHS.search(message):
-        return float(m.group(1) or m.group(2))
-    if m := _BABY_WEEKS.search(message):
-        return float(m.group(1) or m.group(2)) / WEEKS_PER_MONTH
-    if m := _BABY_DAYS.search(message):
-        return float(m.group(1) or m.group(2)) / DAYS_PER_MONTH
-    return None
 
 
 def youngest_dosed_months(citations: Sequence[Citation]) -> float | None:
@@ -54,7 +38,7 @@ def youngest_dosed_months(citations: Sequence[Citation]) -> float | None:
 
 def younger_than_the_labels(message: str, citations: Sequence[Citation]) -> bool:
     """Whether the message's baby is younger than every dose the quoted dosing sections give."""
-    months, youngest = stated_months(message), youngest_dosed_months(citations)
+    months, youngest = youngest_stated_months(message), youngest_dosed_months(citations)
     return months is not None and youngest is not None and months < youngest
 
 
