@@ -237,6 +237,31 @@ def test_a_question_about_a_disease_in_general_is_told_where_disease_information
     assert reply.startswith("고혈압의 증상이나 원인") and DISEASE_INFO_SOURCE in reply and "전문가와 꼭 상담" in reply
 
 
+def test_a_question_about_what_to_eat_is_told_the_labels_hold_nothing_on_food() -> None:
+    """"콜레스테롤이 높은데 달걀 먹어도 되나요?" got 우루사's interactions and an ibuprofen tablet's side effects."""
+    from yaksa.agent.nodes.retrieve import asks_about_food
+    from yaksa.agent.replies import food_info_reply
+
+    question = "콜레스테롤이 높은데 달걀 먹어도 되나요?"
+    assert labels_do_not_answer(question, None, _focus(), None, [SIDE_EFFECTS]) == "food_info"
+    assert not asks_about_food(question, _focus(mentions=("우루사",)), None)   # a medicine named: its label
+    assert not asks_about_food(question, replace(_focus(), classes=("해열제",)), None)
+    assert not asks_about_food("Can I eat eggs with high cholesterol?", replace(_focus(), lang="en"), None)
+    reply = food_info_reply(("달걀",))
+    assert reply.startswith("달걀을 먹어도 되는지") and "임상영양사" in reply and "전문가와 꼭 상담" in reply
+    assert food_info_reply(("맥주",)).startswith("맥주를 마셔도 되는지")
+    assert food_info_reply(("달걀",), ("infant",)).startswith("달걀을 먹여도") and "소아청소년과" in food_info_reply(
+        ("달걀",), ("infant",))
+    assert "산부인과" in food_info_reply(("회",), ("pregnant",))
+
+
+def test_a_food_question_is_answered_so_through_the_agent(make_runner) -> None:
+    result = make_runner(enforce_safety=False).run("당뇨가 있는데 바나나 먹어도 괜찮나요?", "food",
+                                                   variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "food_info" and not result.citations
+    assert result.answer.startswith("바나나를 먹어도 되는지")
+
+
 def test_signs_of_depression_naming_no_condition_are_sent_to_a_psychiatrist(make_runner) -> None:
     """Passed by the scope stage only as a mental-health concern (two PHQ-9 signs, far from every label):
     where to get help, before any search."""

@@ -45,6 +45,7 @@ from yaksa.agent.replies import (
     cause_care_reply,
     disease_info_reply,
     fever_care_reply,
+    food_info_reply,
     mind_care_reply,
     post_care_reply,
     post_fever_reply,
@@ -54,6 +55,7 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
+from yaksa.lexicon.food import foods_asked_about
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
@@ -144,6 +146,15 @@ def asks_about_a_disease(question: str, focus: Any, post: Any, kind: str | None 
     return bool(diseases_asked_about(question))
 
 
+def asks_about_food(question: str, focus: Any, post: Any) -> bool:
+    """A short Korean question about what to eat ("콜레스테롤이 높은데 달걀 먹어도 되나요?", `foods_asked_about`)
+    naming no medicine, drug class or supplement: no label answers it ("타이레놀 먹고 커피 마셔도 되나요?" names
+    one, and its label's cautions do)."""
+    if focus is None or focus.lang != "ko" or focus.linking.mentions or focus.classes:
+        return False
+    return not (post is not None and post.long) and bool(foods_asked_about(question))
+
+
 def diseases_asked_about(question: str) -> tuple[str, ...]:
     """The conditions the question names right before a word asking about the disease itself (증상, 원인 …)."""
     return conditions_followed_by(question, ASKS_ABOUT_A_DISEASE)
@@ -155,6 +166,7 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     over the four readings above, in the order they are tried (the first that holds names the reply and
     the trace's `post_answer`):
 
+    - `food_info`: a short Korean question about what to eat, naming no medicine (`asks_about_food`);
     - `disease_info`: a short Korean question about a disease in general ("고혈압 증상이 뭐예요?",
       `asks_about_a_disease`);
     - `nothing_named`: a message naming nothing medical that passed the scope stage narrowly
@@ -164,6 +176,8 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`).
 
     `kind`: the question's `question_kind`, from the turn analysis (None: read here, once)."""
+    if asks_about_food(question, focus, post):
+        return "food_info"
     if asks_about_a_disease(question, focus, post, kind):
         return "disease_info"
     if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
@@ -184,6 +198,7 @@ _UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
     "nothing_named": lambda state, focus: nothing_named(state["question"]),
     "post_care": lambda state, focus: post_care_reply(state["post"], focus.population),
     "disease_info": lambda state, focus: disease_info_reply(diseases_asked_about(state["question"])),
+    "food_info": lambda state, focus: food_info_reply(foods_asked_about(state["question"]), focus.population),
     "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
     "unrelated_labels": lambda state, focus: nothing_named(state["question"]),
 }

@@ -1,0 +1,36 @@
+"""A question about what to eat, naming no medicine, is recognised with the foods it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from yaksa.lexicon.food import foods_asked_about
+
+
+@pytest.mark.parametrize(("question", "foods"), [
+    ("콜레스테롤이 높은데 달걀 먹어도 되나요?", ("달걀",)),
+    ("임신 중인데 회 먹어도 되나요?", ("회",)),
+    ("통풍인데 맥주 마셔도 돼요?", ("맥주",)),
+    ("6개월 아기 이유식에 달걀 먹여도 되나요?", ("달걀",)),
+    ("사과 한 개 먹어도 돼요?", ("사과",)),
+    ("바나나 먹으면 안 되나요?", ("바나나",)),
+    ("달걀먹어도 되나요", ("달걀",)),
+    ("고혈압에 좋은 음식 알려주세요", ("음식",)),
+    ("당뇨 식단 어떻게 짜요?", ("음식",)),
+])
+def test_a_question_about_eating_names_its_food(question: str, foods: tuple[str, ...]) -> None:
+    assert foods_asked_about(question) == foods
+
+
+@pytest.mark.parametrize("question", [
+    "회사에서 먹어도 되나요",            # 회 inside 회사
+    "1회 먹어도 되나요",                 # a dose, not raw fish
+    "하루 두 번 먹어도 되나요",
+    "아기 열나는데 해열제 먹여도 되나요",  # a medicine
+    "감기약 먹고 커피 마셔도 되나요?",    # an interaction the label's cautions answer
+    "비타민 먹고 우유 마셔도 돼요?",      # a supplement
+    "아이가 9살인데 밥도 못먹고 우유 먹으면 설사합니다.",   # told, not asked
+    "고기를 많이 먹으면 통풍이 생기나요",
+])
+def test_not_a_question_about_eating(question: str) -> None:
+    assert foods_asked_about(question) == ()
