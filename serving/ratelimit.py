@@ -71,7 +71,8 @@ class TokenBuckets:
                 if db is not None:
                     db.close()
                 if not isinstance(exc, sqlite3.OperationalError):
-                    raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc
+                    # not a check of an argument's type: any other database error makes the file unusable
+                    raise ValueError(f"cannot open the rate-limit file {path}: {exc}") from exc  # noqa: TRY004
                 # workers starting together: switching a new file to WAL takes an exclusive lock
                 # and answers "locked" at once instead of waiting for the busy timeout
                 if "locked" not in str(exc) or time.monotonic() > deadline:

@@ -12,7 +12,7 @@ from yaksa.config import BuildParams, load_settings
 from yaksa.pipeline.build_report import read_report, record_stage, stage_clock, update_report
 
 
-def _settings(tmp_path: Path, build: str = "build: {runner: local}\n"):  # noqa: ANN202 - a test helper
+def _settings(tmp_path: Path, build: str = "build: {runner: local}\n"):
     params = tmp_path / "params.yaml"
     params.write_text(build, "utf-8")
     return load_settings(params)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 import httpx
 import pytest
@@ -135,7 +136,7 @@ class Load:
                     self.answers.append(Answer(started, time.monotonic(), response.headers[WORKER_HEADER],
                                                response.headers[BUNDLE_HEADER]))
 
-    def __enter__(self) -> Load:
+    def __enter__(self) -> Self:
         for thread in self._threads:
             thread.start()
         return self

@@ -34,7 +34,8 @@ def record_document(rec: dict) -> Document:
         raise ValueError(f"missing title: record {record_id}")
     lessons = rec.get("lessons") or ""
     if not isinstance(lessons, str):
-        raise ValueError(f"record {record_id}: lessons must be a string")
+        # a ValueError like every other bad record: the loader names the file and row from it
+        raise ValueError(f"record {record_id}: lessons must be a string")  # noqa: TRY004
     try:
         case = parse_case({k: v for k, v in rec.items() if k in PARTS})
     except CaseError as exc:

@@ -48,7 +48,8 @@ def acquire_lease(bundle_dir: Path) -> BundleLease:
     """Hold `bundle_dir`'s version against pruning (shared: any number of readers at once)."""
     path = lease_path(bundle_dir.parent, bundle_dir.name)
     try:
-        handle = open(path, "a")
+        # not a `with`: the open handle is the lease, held until `release` closes it
+        handle = open(path, "a")  # noqa: SIM115
     except OSError as exc:
         log.debug("no lease on %s (%s): it is opened unprotected", bundle_dir, exc)
         return BundleLease(None)
@@ -70,7 +71,8 @@ class PruneClaim:
 
     def try_claim(self) -> bool:
         """True when no process holds the version open (the claim is then held until `finish`)."""
-        handle = open(self.path, "a")
+        # not a `with`: the open handle is the claim, held until `finish` closes it
+        handle = open(self.path, "a")  # noqa: SIM115
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
