@@ -79,6 +79,13 @@ def test_a_disease_asked_about_is_no_condition(extractor: SlotExtractor, text: s
     assert "YK:SYM:fever" in [i.concept_id for i in extractor.extract(text)]
 
 
+def test_a_sore_neck_beside_its_posture_is_no_sore_throat(extractor: SlotExtractor) -> None:
+    """"거북목 때문에 목이 아파요" was remembered with 인후통 (the concept pack files "목이 아파" as a sore throat);
+    the focus rules' `not_with` words of its other sense drop it here too."""
+    assert "YK:SYM:sore_throat" not in [i.concept_id for i in extractor.extract("거북목 때문에 목이 아파요")]
+    assert "YK:SYM:sore_throat" in [i.concept_id for i in extractor.extract("감기 걸려서 목이 아파요")]
+
+
 def test_an_english_condition_before_a_question_mark_is_the_topic_not_a_doubt() -> None:
     from yaksa.extraction.extractor import _asked_about
 

@@ -168,3 +168,18 @@ def test_everyday_words_name_a_symptom_and_a_bare_term_in_another_sense_does_not
 ])
 def test_a_part_of_the_body_that_hurts_is_a_complaint(question: str, pain: bool) -> None:
     assert names_a_pain(question) == pain
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    ("밤에 가슴이 답답한 느낌이나 통증이 가끔 납니다", True),
+    ("왼쪽 가슴과 팔사이 즉 겨드랑이 위쪽이 너무 아픈데", True),
+    ("심장이 두근두근 거리고 토가 나올꺼 같습니다", True),
+    ("가슴이 조금 아프기도 하고", True),
+    ("마음이 아파요", False),               # not a part of the body
+    ("등산 가서 경치가 너무 아름다웠어요", False),
+    ("장마철에 우산이 필요해요", False),     # 장 inside a word
+])
+def test_a_body_complaint_is_a_part_of_the_body_and_how_it_feels(text: str, complaint: bool) -> None:
+    from yaksa.lexicon.focus import describes_a_body_complaint
+
+    assert describes_a_body_complaint(text) is complaint

@@ -139,3 +139,17 @@ def test_the_embedding_model_is_off_by_default_and_can_be_turned_on() -> None:
     on = _fit(use_embedding=True)
     assert on.stack.embed.coef.any() and on.card.combiner_weights["embed_logit"] != 0.0
     assert not on.card.notes
+
+
+def test_the_fit_keeps_each_tuning_texts_out_of_source_probability() -> None:
+    """What `yaksa eval scope` puts through the stage's rules: each tuning text scored by a model fitted
+    without its source; the held-out half has none (NaN)."""
+    model = _fit()
+    _feats, _labels, sources, held = _data()
+    assert len(model.out_of_source) == len(held)
+    tuned = [p for p, h in zip(model.out_of_source, held, strict=True) if not h]
+    assert all(0.0 <= p <= 1.0 for p in tuned)
+    assert all(np.isnan(p) for p, h in zip(model.out_of_source, held, strict=True) if h)
+    korquad = [p for p, s, h in zip(model.out_of_source, sources, held, strict=True) if s == "korquad" and not h]
+    refused = sum(p < model.threshold for p in korquad) / len(korquad)
+    assert refused == pytest.approx(model.card.leave_one_source_out["korquad"].refused, abs=1e-4)

@@ -13,7 +13,7 @@ from yaksa.config import load_settings
 from yaksa.retrieval.loader import LoadedBundle
 from yaksa.retrieval.searcher import Searcher
 from yaksa.scope import stage as stage_module
-from yaksa.scope.learned import CARD_FILE, LearnedScopeModel
+from yaksa.scope.learned import CARD_FILE, OUT_OF_SOURCE_FILE, LearnedScopeModel
 from yaksa.scope.stage import ScopeStage
 
 LONG_POST = ("안녕하세요 저는 서른두 살 직장인입니다. 지난 주말에 친구들과 등산을 다녀왔고 저녁에는 고기를 먹었어요. "
@@ -35,6 +35,21 @@ def test_the_build_writes_a_model_with_per_source_rates(model_dir: Path) -> None
     assert card.collections == ["drugs", "health"] and len(card.embedders) == 2
     text = (model_dir / CARD_FILE).read_text("utf-8")
     assert "질문" not in text and "question" not in json.loads(text)   # weights and rates only, no texts
+    out_of_source = json.loads((model_dir / OUT_OF_SOURCE_FILE).read_text("utf-8"))   # ids and numbers only
+    assert out_of_source["threshold"] == model.threshold and out_of_source["p_in_scope"]
+    assert all(0.0 <= p <= 1.0 for p in out_of_source["p_in_scope"].values())
+
+
+def test_decide_at_applies_the_rules_to_a_given_probability(loaded: LoadedBundle, searcher: Searcher,
+                                                             model_dir: Path, scope_cache: Path) -> None:
+    """The stage on a source it never saw: the fit's out-of-source probability, then every rule after it."""
+    stage = ScopeStage(loaded, searcher.query_vector, cache_dir=scope_cache, learned_dir=model_dir)
+    assert stage.decide_at("타이레놀 하루 몇 번 먹어요?", 0.99).in_scope
+    refused = stage.decide_at("타이레놀 하루 몇 번 먹어요?", 0.01)
+    assert refused.in_scope and refused.signals["named_medicine"]       # a named medicine overrules the model
+    assert not stage.decide_at("오늘 서울 날씨 어때?", 0.01).in_scope
+    quiz = stage.decide_at("달걀 노른자에는 콜레스테롤이 많은가?", 0.99)   # a quiz-form question, refused after
+    assert not quiz.in_scope and quiz.signals["trivia_register"]
 
 
 def test_the_stage_decides_with_the_learned_model_over_windows(loaded: LoadedBundle, searcher: Searcher,

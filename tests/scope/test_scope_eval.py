@@ -42,7 +42,8 @@ def test_eval_scope_command_writes_the_metrics(tiny_copy: Path, scope_cache: Pat
     assert data["tuning"] == {"method": "leave-one-source-out"}
     # other people's questions, per source: live on the held-out half beside the card's LOSO rate
     assert {"korquad", "hidoc"} <= set(data["per_source"])
-    assert {"n", "refused", "loso_refused"} <= set(data["per_source"]["korquad"])
+    assert {"n", "refused", "loso_refused", "loso_stage_refused", "loso_stage_n"} <= set(data["per_source"]["korquad"])
+    assert 0.0 <= data["per_source"]["korquad"]["loso_stage_refused"] <= 1.0
     assert "per source" in result.output
     assert not [m for m in data["misses"] if m["set"].startswith("source:") and m["text"]]  # ids only
     assert {"block_rate", "false_block_rate", "decoy_block_rate"} <= set(data["held_out"])

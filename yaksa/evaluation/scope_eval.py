@@ -11,9 +11,10 @@ the report is written to `metrics/scope.json` (committed, so `dvc metrics diff` 
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from yaksa.evaluation.suite import build_goldsets
 from yaksa.retrieval.loader import LoadedBundle, load_published
 from yaksa.retrieval.searcher import Searcher
 from yaksa.scope.exemplars import ScopeQuestion, is_held_out, load_questions
+from yaksa.scope.learned import OUT_OF_SOURCE_FILE
 from yaksa.scope.stage import ScopeStage
 from yaksa.scope.training_data import SOURCES, LabelledText, load_training_texts
 
@@ -119,8 +121,15 @@ def evaluate_stage(stage: ScopeStage, dev_sets: dict[str, Sequence[tuple[str, st
 
 
 def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_source: int,
-                     progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict[str, Any]], list[Miss]]:
+                     progress: Callable[[str], None] | None = None,
+                     out_of_source: Mapping[str, float] | None = None) -> tuple[dict[str, dict[str, Any]], list[Miss]]:
     """Each source's held-out half (at most `per_source` texts, a seeded draw) through `stage.decide`.
+
+    With `out_of_source` (text id -> the fit's leave-one-source-out P(in scope), `OUT_OF_SOURCE_FILE`), each
+    source's tuning half too (at most `per_source`) through `stage.decide_at` at that probability:
+    `loso_stage_refused`, the whole stage on a source none of it was fitted on. The model's
+    `loso_refused` alone leaves out the rules after it (quiz form, device commands, nothing near, named
+    medicines and symptoms), which act on every message.
 
     Misses carry the id only: the real questions may not be redistributed, and the metrics file is
     committed."""
@@ -147,11 +156,39 @@ def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_sourc
             for key, rates in (("loso_refused", card.leave_one_source_out), ("fit_held_out_refused", card.held_out)):
                 if source in rates:
                     row[key] = rates[source].refused
+        if out_of_source:
+            row.update(_out_of_source_row(stage, source, texts, out_of_source, per_source))
         out[source] = row
         if progress:
+            unseen = (f"; left out, through the stage {row['loso_stage_refused']:.1%} of {row['loso_stage_n']}"
+                      if "loso_stage_refused" in row else "")
             progress(f"source {source}: refused {row['refused']:.1%} of {len(items)} "
-                     f"({'in scope' if row['in_scope'] else 'non-medical'})")
+                     f"({'in scope' if row['in_scope'] else 'non-medical'}){unseen}")
     return out, misses
+
+
+def _out_of_source_row(stage: ScopeStage, source: str, texts: Sequence[LabelledText],
+                       out_of_source: Mapping[str, float], per_source: int) -> dict[str, Any]:
+    """`loso_stage_refused` and its n over the source's tuning half (`evaluate_sources`)."""
+    items = [t for t in texts if t.source == source and not t.held_out and t.qid in out_of_source]
+    if per_source and len(items) > per_source:
+        items = random.Random(f"{source}:tuning").sample(items, per_source)
+    if not items:
+        return {}
+    refused = [not stage.decide_at(t.text, out_of_source[t.qid]).in_scope for t in items]
+    return {"loso_stage_refused": _rate(refused), "loso_stage_n": len(items)}
+
+
+def load_out_of_source(folder: Path) -> dict[str, float]:
+    """The fit's out-of-source probabilities by text id ({} when the fit wrote none: an older build)."""
+    path = folder / OUT_OF_SOURCE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return {str(k): float(v) for k, v in data["p_in_scope"].items()}
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{path}: unreadable out-of-source probabilities ({exc})") from exc
 
 
 def write_report(path: Path, report: ScopeReport) -> None:
@@ -180,7 +217,8 @@ def run_scope_eval(settings: Settings, limit: int = 0, metrics_path: Path | None
         dev["natural_ko"] = [(q.qid, q.question) for q in load_natural_questions()]
         report = evaluate_stage(stage, dev, progress=progress)
         texts = load_training_texts(settings.paths.raw)
-        report.per_source, source_misses = evaluate_sources(stage, texts, per_source, progress)
+        report.per_source, source_misses = evaluate_sources(
+            stage, texts, per_source, progress, load_out_of_source(settings.paths.scope_model))
         report.misses.extend(source_misses)
     finally:
         loaded.close()

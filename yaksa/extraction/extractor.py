@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.extraction.speech_act import clause_at, takes_medication
+from yaksa.lexicon.focus import in_its_other_sense
 from yaksa.text.hangul import has_hangul
 
 if TYPE_CHECKING:
@@ -62,7 +63,6 @@ def _asked_about(text: str, start: int, end: int) -> bool:
     return has_hangul(text[start:end]) and bool(_ASKED_AFTER.match(text[end:end + 16]))
 
 
-
 class SlotExtractor:
     """Extract the six slots from a message.
 
@@ -91,7 +91,8 @@ class SlotExtractor:
 
     def extract(self, text: str) -> list[SlotItem]:
         """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
-        where a vaccination is spoken of, or asked about ("우울증?", "공황장애일까요"), is not a condition.
+        where a vaccination is spoken of, or asked about ("우울증?", "공황장애일까요"), is not a condition, nor a
+        symptom's phrasing beside a word of its other sense (`in_its_other_sense`: "거북목 때문에 목이 아파요").
 
         Medications only when the user says they take them (asked-about or denied drugs are left
         out): the profile's medication list feeds interaction cautions in every later answer.
@@ -106,6 +107,8 @@ class SlotExtractor:
                 continue
             if ent.type == "condition" and (_VACCINATION.search(clause_at(text, ent.start))
                                             or _asked_about(text, ent.start, ent.end)):
+                continue
+            if ent.type == "symptom" and in_its_other_sense(ent.preferred, text):   # 목이 아파 beside 거북목
                 continue
             items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
                                   text=ent.text, source="medcat"))

@@ -17,11 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from yaksa.atomicio import write_json
 from yaksa.config import Settings
 from yaksa.retrieval.loader import load_published
 from yaksa.scope.features import LEXICAL_FEATURES, LexicalReader
 from yaksa.scope.featurize import ModelInputs, embed_windows
-from yaksa.scope.learned import LearnedScopeModel, fit_learned_model
+from yaksa.scope.learned import OUT_OF_SOURCE_FILE, LearnedScopeModel, fit_learned_model
 from yaksa.scope.training_data import load_training_texts
 from yaksa.scope.windows import text_windows
 
@@ -61,6 +62,10 @@ def fit_scope(settings: Settings, progress: Callable[[str], None] | None = None)
         if not (settings.paths.raw / "real-questions" / "oos_ko.jsonl").is_file():
             model.card.notes.append("no real-questions folder: fitted on the committed questions and English sets only")
         model.save(settings.paths.scope_model)
+        write_json(settings.paths.scope_model / OUT_OF_SOURCE_FILE,
+                   {"threshold": model.threshold,
+                    "p_in_scope": {t.qid: round(p, 6) for t, p in zip(texts, model.out_of_source, strict=True)
+                                   if not t.held_out}})
         LearnedScopeModel.load(settings.paths.scope_model)  # the build fails unless what it wrote reads back
         summary = {"model": model.name, "texts": len(texts), "sources": len(sources),
                    "threshold": model.threshold, "seconds": round(time.perf_counter() - started, 1),

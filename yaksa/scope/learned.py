@@ -52,6 +52,9 @@ from yaksa.scope.training_data import CONSUMER, EXAM, POSTS, RESEARCH, SOURCES, 
 MODEL_VERSION = "scope-learned-v1"
 WEIGHTS_FILE = "scope_model.npz"
 CARD_FILE = "scope_model.json"
+# each tuning text's probability from the model fitted without its source: `yaksa eval scope` puts them
+# through the stage's rules, the nearest we have to a source the team's test holds and we never saw
+OUT_OF_SOURCE_FILE = "out_of_source.json"
 # share of each in-scope category that may be refused (the targets on other people's questions)
 INNER_FOLDS = 5        # grouped folds (by source) for the out-of-source embedding logits
 COMBINER_C = 1.0       # the combiner has a dozen inputs: mild regularisation
@@ -212,6 +215,9 @@ class LearnedScopeModel:
     platt: tuple[float, float]
     threshold: float
     card: ScopeModelCard
+    # the fit's leave-one-source-out P(in scope) per input text (NaN for the held-out half); not saved
+    # with the model (`fit_scope` writes it beside it, by text id)
+    out_of_source: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -349,4 +355,5 @@ def fit_learned_model(features: Sequence[TextFeatures], labels: Sequence[bool], 
         {name: int((src[tune_idx] == name).sum()) for name in sorted(set(src[tune_idx]))},
         loso_rates, hold_rates,
         notes=[] if use_embedding else [NO_EMBEDDING_NOTE])
-    return LearnedScopeModel(final, platt, threshold, card)
+    out_of_source = tuple(float(p_loso[i]) if not hold[i] else math.nan for i in range(len(y)))
+    return LearnedScopeModel(final, platt, threshold, card, out_of_source)
