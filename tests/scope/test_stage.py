@@ -179,18 +179,28 @@ GYM_POST = ("30대 직장인입니다. 퇴근하고 매일 헬스장에서 한 �
             "같기도 하고요. 심장에 문제가 있는 건 아닌지 걱정돼요. 병원에 가봐야 할까요?")
 
 
-def test_a_post_saying_how_the_body_feels_passes_whatever_its_cues() -> None:
+def test_a_message_saying_how_the_body_feels_passes_whatever_its_cues() -> None:
     """A real post on chest tightness at night after the gym was refused left out of the fit (P 0.001, cues
-    jobs and sports keep `names_a_symptom` from overruling); a post saying how the body feels is about it."""
+    jobs and sports keep `names_a_symptom` from overruling), and "날씨가 추워지니 무릎이 아파요" at P 0.02."""
     from yaksa.scope.decision import ScopeDecision
-    from yaksa.scope.stage import a_post_of_a_complaint
+    from yaksa.scope.stage import says_how_the_body_feels
 
     refused = ScopeDecision(False, "scope_model:whole", {"domain_cues": ["jobs", "sports"]}, "m")
-    assert a_post_of_a_complaint(refused, GYM_POST)
-    assert not a_post_of_a_complaint(refused, "헬스장에서 운동하고 가슴이 답답해요")      # a short message: the cue stands
-    assert not a_post_of_a_complaint(replace(refused, in_scope=True), GYM_POST)    # only overrules a refusal
-    story = GYM_POST.replace("가슴이 답답한 느낌이나 통증이", "의욕이 없는 날이")
-    assert not a_post_of_a_complaint(refused, story)                              # no part of the body
+    assert says_how_the_body_feels(refused, GYM_POST)
+    assert says_how_the_body_feels(refused, "날씨가 추워지니 무릎이 아파요")
+    assert says_how_the_body_feels(refused, "영화 보다가 머리가 아파요")
+    assert not says_how_the_body_feels(replace(refused, in_scope=True), GYM_POST)    # only overrules a refusal
+    story = GYM_POST.replace("가슴이 답답한 느낌이나 통증이", "의욕이 없는 날이").replace("심장에 문제가", "뭔가 문제가")
+    assert not says_how_the_body_feels(refused, story)                              # no part of the body
+    booking = replace(refused, signals={"service_request": "booking"})
+    assert not says_how_the_body_feels(booking, "허리 아픈데 마사지샵 예약 좀 해줘")     # a short request for a service
+    assert not says_how_the_body_feels(refused, "감기 노래 가사 알려줘")
+
+
+def test_a_headache_over_shares_is_no_business_request(stage: ScopeStage) -> None:
+    """"주식 때문에 스트레스 받아서 머리가 지끈거려요" was refused as a question about the business of medicines."""
+    assert stage.decide("주식 때문에 스트레스 받아서 머리가 지끈거려요").in_scope
+    assert not stage.decide("감기약 회사 주식 사도 될까요").in_scope
 
 
 def test_a_symptom_named_in_everyday_words_passes(stage: ScopeStage) -> None:

@@ -69,7 +69,7 @@ NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed f
 NAMED_SYMPTOM = "scope_model:named_symptom"     # refused by the model, passed for a symptom in everyday words
 MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 MANY_TERMS = "scope_model:many_medical_terms"   # refused by the model, passed for the medical words it names
-POST_COMPLAINT = "scope_model:post_complaint"   # refused by the model, a long post saying how the body feels
+BODY_COMPLAINT = "scope_model:body_complaint"   # refused by the model, passed for saying how the body feels
 # distinct medical terms that make a message health whatever else it speaks of: of the 3,000 shared non-medical
 # questions none names more than 2, of our own 387 out-of-scope questions none more than 4 ("멀미 안 나는 KTX 좌석은
 # 어디야"); 4 of the 24 shared posts the stage refused name 10 to 14, beside a job, a sport or an insurance claim
@@ -98,14 +98,17 @@ def names_a_symptom(decision: ScopeDecision, question: str) -> bool:
             and (bool(everyday_symptoms(question)) or names_a_pain(question)))
 
 
-def a_post_of_a_complaint(decision: ScopeDecision, question: str) -> bool:
-    """Whether a refused message is a post (longer than `LONG_POST_CHARS`) saying how a part of the body feels
-    (`describes_a_body_complaint`), whatever other domain its words touch. Why: a real post about chest pain at
-    night after the gym (P 0.001, cues: jobs, sports), a golfer's pain between chest and arm (sports), a boy's
-    pounding heart after a violent film (entertainment) were refused left out of the fit, the cue keeping
-    `names_a_symptom` from overruling. A story tells where it happened; the complaint is what it asks about.
-    None of the 3,387 shared and committed non-medical texts says how the body feels, of any length."""
-    return not decision.in_scope and len(question) > LONG_POST_CHARS and describes_a_body_complaint(question)
+def says_how_the_body_feels(decision: ScopeDecision, question: str) -> bool:
+    """Whether a refused message says how a part of the body feels (`describes_a_body_complaint`), whatever
+    other domain its words touch; a short one asking for a service (a booking, a shop) stays refused. Why:
+    "날씨가 추워지니 무릎이 아파요" (P 0.02, the weather cue), "영화 보다가 머리가 아파요" (entertainment), and
+    real posts refused when left out of the fit: chest tightness at night after the gym (P 0.001, cues jobs and
+    sports), a golfer's pain between chest and arm, a boy's pounding heart after a violent film. The cue kept
+    `names_a_symptom` from overruling; a story tells where it happened, the complaint is what it asks about.
+    None of the 3,387 shared and committed non-medical texts says how the body feels (counted 2026-11-30)."""
+    if decision.in_scope or not describes_a_body_complaint(question):
+        return False
+    return len(question) > LONG_POST_CHARS or not decision.signals.get("service_request")
 
 
 def names_many_medical_terms(decision: ScopeDecision) -> bool:
@@ -341,7 +344,7 @@ class ScopeStage:
         콜레스테롤이 많은가?") and a command for a device (`device_command.py`: "건강검진 일정 캘린더에
         추가해줘"). All keep the model's signals. Five overrule
         an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
-        symptom named in everyday words (`NAMED_SYMPTOM`), a post saying how the body feels (`POST_COMPLAINT`),
+        symptom named in everyday words (`NAMED_SYMPTOM`), a message saying how the body feels (`BODY_COMPLAINT`),
         many medical terms (`MANY_TERMS`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
         `yaksa.lexicon.mind_signs`; its messages are far from every drug label, so the model's likeness
@@ -378,15 +381,17 @@ class ScopeStage:
                                      decision.model)
         elif names_a_symptom(decision, question):
             decision = ScopeDecision(True, NAMED_SYMPTOM, {**decision.signals, "named_symptom": True}, decision.model)
-        elif a_post_of_a_complaint(decision, question):
-            decision = ScopeDecision(True, POST_COMPLAINT, {**decision.signals, "post_complaint": True},
+        elif says_how_the_body_feels(decision, question):
+            decision = ScopeDecision(True, BODY_COMPLAINT, {**decision.signals, "body_complaint": True},
                                      decision.model)
         elif names_many_medical_terms(decision):
             decision = ScopeDecision(True, MANY_TERMS, {**decision.signals, "many_medical_terms": True},
                                      decision.model)
         elif not decision.in_scope and mind:
             decision = ScopeDecision(True, MIND_CONCERN, {**decision.signals, "mind_concern": True}, decision.model)
-        business = business_request(question) if decision.in_scope else None
+        # not of a message saying how the body feels: "주식 때문에 스트레스 받아서 머리가 지끈거려요" is a headache
+        business = (business_request(question) if decision.in_scope and not describes_a_body_complaint(question)
+                    else None)
         if business is not None:
             return ScopeDecision(False, "scope_model:business_request",
                                  {**decision.signals, "business_request": business}, decision.model)
