@@ -183,3 +183,15 @@ def test_a_body_complaint_is_a_part_of_the_body_and_how_it_feels(text: str, comp
     from yaksa.lexicon.focus import describes_a_body_complaint
 
     assert describes_a_body_complaint(text) is complaint
+
+
+@pytest.mark.parametrize("text", [
+    "축구공에 왼쪽가슴을 맞았는데 누르니까 그곳이 너무 아파요",   # real posts the stage refused (2026-11-30)
+    "가슴쪽에 혹같은게 잡히는데 괜찮은걸까요?",
+    "억울한 일을 당하면 맥박수가 올라가고 가슴이 막히는 것 같아요",
+    "요즘들어 종종 가슴이 아플때가 있습니다",
+])
+def test_a_body_complaint_as_real_posts_say_it(text: str) -> None:
+    from yaksa.lexicon.focus import describes_a_body_complaint
+
+    assert describes_a_body_complaint(text)

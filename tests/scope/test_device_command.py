@@ -40,3 +40,26 @@ def test_no_shared_post_or_exam_stem_is_a_command() -> None:
         path = shared_or_skip("real-questions", name)
         texts = [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines()]
         assert not [t for t in texts if device_command(t)], name
+
+
+@pytest.mark.parametrize("message", [
+    "화장실 세면대에 물 틀어져있는지 확인 해줄수있니",   # 3i4K's kind; passed the model left out (화장실)
+    "현관문 잠겼어?",
+    "거실 에어컨 켜져 있어?",
+    "냉장고 문 열려 있는지 확인해줘",
+    "창문 닫혀 있는지 봐줘",
+    "물 틀어져 있는 거 잠가줘",
+])
+def test_a_question_on_a_home_devices_state(message: str) -> None:
+    assert device_command(message)
+
+
+@pytest.mark.parametrize("message", [
+    "아이가 열이 나는데 문이 잠겼어요",             # told, not asked
+    "아이가 열이 나는데 현관문이 잠겨서 못 들어가요",
+    "에어컨 켜져 있는 방에서 자고 나면 목이 아파요?",  # a complaint: the writer's, not the house's
+    "불 켜져 있는데 잠이 안 와요?",
+    "밀크씨슬 간 수치 낮춰줘요?",                   # what a supplement does
+])
+def test_a_devices_state_beside_a_complaint_or_told_is_no_command(message: str) -> None:
+    assert not device_command(message)
