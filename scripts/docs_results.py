@@ -158,12 +158,15 @@ def scope_section(data: dict[str, Any] | None) -> list[str]:
                                                  for k, v in sorted(dev.items())])
     per_source = data.get("per_source") or {}
     if per_source:
-        lines += [("**Per source** (refused: through the deciding stage; left out: leave-one-source-out; "
-                  "held-out fit: the fitted model on the held-out half):"), ""]
+        lines += [("**Per source** (refused: through the deciding stage, held-out half; left out: the model "
+                  "alone, leave-one-source-out; left out, stage: the whole stage at the left-out model's "
+                  "probability, tuning half; held-out fit: the fitted model on the held-out half):"), ""]
         rows = [[k, str(v.get("category", "")), _num(v.get("in_scope")), _num(v.get("n")),
                  _num(v.get("refused"), pct=True), _num(v.get("loso_refused"), pct=True),
+                 _num(v.get("loso_stage_refused"), pct=True), _num(v.get("loso_stage_n")),
                  _num(v.get("fit_held_out_refused"), pct=True)] for k, v in sorted(per_source.items())]
-        lines += _table(["source", "kind", "in scope", "n", "refused", "left out", "held-out fit"], rows)
+        lines += _table(["source", "kind", "in scope", "n", "refused", "left out", "left out, stage", "n (stage)",
+                         "held-out fit"], rows)
     per_domain = data.get("per_domain") or {}
     if per_domain:
         lines += ["**Per domain** of our own question sets (held-out half; `in:` false blocks, `out:` blocks):", ""]

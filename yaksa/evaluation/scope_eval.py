@@ -126,7 +126,7 @@ def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_sourc
     """Each source's held-out half (at most `per_source` texts, a seeded draw) through `stage.decide`.
 
     With `out_of_source` (text id -> the fit's leave-one-source-out P(in scope), `OUT_OF_SOURCE_FILE`), each
-    source's tuning half too (at most `per_source`) through `stage.decide_at` at that probability:
+    source's whole tuning half too (a few milliseconds a text) through `stage.decide_at` at that probability:
     `loso_stage_refused`, the whole stage on a source none of it was fitted on. The model's
     `loso_refused` alone leaves out the rules after it (quiz form, device commands, nothing near, named
     medicines and symptoms), which act on every message.
@@ -157,7 +157,7 @@ def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_sourc
                 if source in rates:
                     row[key] = rates[source].refused
         if out_of_source:
-            row.update(_out_of_source_row(stage, source, texts, out_of_source, per_source))
+            row.update(_out_of_source_row(stage, source, texts, out_of_source))
         out[source] = row
         if progress:
             unseen = (f"; left out, through the stage {row['loso_stage_refused']:.1%} of {row['loso_stage_n']}"
@@ -168,11 +168,9 @@ def evaluate_sources(stage: ScopeStage, texts: Sequence[LabelledText], per_sourc
 
 
 def _out_of_source_row(stage: ScopeStage, source: str, texts: Sequence[LabelledText],
-                       out_of_source: Mapping[str, float], per_source: int) -> dict[str, Any]:
+                       out_of_source: Mapping[str, float]) -> dict[str, Any]:
     """`loso_stage_refused` and its n over the source's tuning half (`evaluate_sources`)."""
     items = [t for t in texts if t.source == source and not t.held_out and t.qid in out_of_source]
-    if per_source and len(items) > per_source:
-        items = random.Random(f"{source}:tuning").sample(items, per_source)
     if not items:
         return {}
     refused = [not stage.decide_at(t.text, out_of_source[t.qid]).in_scope for t in items]
