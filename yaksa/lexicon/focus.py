@@ -170,8 +170,9 @@ def find_symptoms(question: str, rules: FocusRules | None = None) -> tuple[tuple
 # a part of the body said to hurt ("우측가슴이 찌릿해요", "어깨가 너무 결려요"): a complaint even where no label
 # names it (chest pain has no OTC label, so `symptoms` has no term for it). None of the 3,000 shared non-medical
 # questions nor of our 387 out-of-scope ones says it (counted 2026-11-30); 550 of the 4,986 shared posts do.
+_PAIN_PARTS = "가슴|배|머리|허리|목|어깨|무릎|다리|팔|등|옆구리|명치|손목|발목|눈|귀|갈비뼈|골반|엉덩이|발|손|턱|이빨"
 BODY_PAIN = re.compile(
-    r"(가슴|배|머리|허리|목|어깨|무릎|다리|팔|등|옆구리|명치|손목|발목|눈|귀|갈비뼈|골반|엉덩이|발|손|턱|이빨)"
+    rf"({_PAIN_PARTS})"
     r"\s?(이|가|도|쪽이|쪽|부분이|부위가)?\s?(너무\s|좀\s|자꾸\s|계속\s)?"
     r"(아프|아파|아픈|아플|아팠|찌릿|쑤시|쑤셔|결리|결려|저리|저려|욱신)")
 
@@ -185,7 +186,7 @@ def names_a_pain(question: str) -> bool:
 # 통증이", "심장이 두근두근", "왼쪽 가슴과 팔사이 즉 겨드랑이 위쪽이 너무 아픈데", "가슴이 조금 아프기도"). None
 # of the 3,387 shared and committed non-medical texts says it, of any length; 3,265 of the 13,013 in-scope ones
 # do (counted 2026-11-30 on both halves).
-_BODY_PARTS = (r"(?:가슴|배|머리|허리|목|어깨|무릎|다리|팔|등|옆구리|명치|손목|발목|눈|귀|갈비뼈|골반|엉덩이|발|손|턱|이빨"
+_BODY_PARTS = (rf"(?:{_PAIN_PARTS}"
                r"|심장|속|위|장|피부|관절|허벅지|종아리|발바닥|손가락|발가락|겨드랑이|뒷목|코|입|혀|잇몸|치아|이마|얼굴)")
 BODY_COMPLAINT = re.compile(
     rf"(?<![가-힣])(?:왼쪽|오른쪽|양쪽|윗|아랫|속)?\s?{_BODY_PARTS}(?:이|가|은|는|도|을|를|에|쪽이|쪽에|쪽|부분이|부위가|과|와)?"

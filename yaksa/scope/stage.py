@@ -69,7 +69,7 @@ NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed f
 NAMED_SYMPTOM = "scope_model:named_symptom"     # refused by the model, passed for a symptom in everyday words
 MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 MANY_TERMS = "scope_model:many_medical_terms"   # refused by the model, passed for the medical words it names
-BODY_COMPLAINT = "scope_model:body_complaint"   # refused by the model, passed for saying how the body feels
+BODY_COMPLAINT_REASON = "scope_model:body_complaint"   # refused by the model, passed for saying how the body feels
 # distinct medical terms that make a message health whatever else it speaks of: of the 3,000 shared non-medical
 # questions none names more than 2, of our own 387 out-of-scope questions none more than 4 ("멀미 안 나는 KTX 좌석은
 # 어디야"); 4 of the 24 shared posts the stage refused name 10 to 14, beside a job, a sport or an insurance claim
@@ -344,7 +344,7 @@ class ScopeStage:
         콜레스테롤이 많은가?") and a command for a device (`device_command.py`: "건강검진 일정 캘린더에
         추가해줘"). All keep the model's signals. Five overrule
         an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
-        symptom named in everyday words (`NAMED_SYMPTOM`), a message saying how the body feels (`BODY_COMPLAINT`),
+        symptom named in everyday words (`NAMED_SYMPTOM`), a message saying how the body feels (`BODY_COMPLAINT_REASON`),
         many medical terms (`MANY_TERMS`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
         `yaksa.lexicon.mind_signs`; its messages are far from every drug label, so the model's likeness
@@ -382,7 +382,7 @@ class ScopeStage:
         elif names_a_symptom(decision, question):
             decision = ScopeDecision(True, NAMED_SYMPTOM, {**decision.signals, "named_symptom": True}, decision.model)
         elif says_how_the_body_feels(decision, question):
-            decision = ScopeDecision(True, BODY_COMPLAINT, {**decision.signals, "body_complaint": True},
+            decision = ScopeDecision(True, BODY_COMPLAINT_REASON, {**decision.signals, "body_complaint": True},
                                      decision.model)
         elif names_many_medical_terms(decision):
             decision = ScopeDecision(True, MANY_TERMS, {**decision.signals, "many_medical_terms": True},
