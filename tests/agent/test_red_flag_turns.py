@@ -140,3 +140,33 @@ def test_a_swallowed_poison_and_a_bite_are_never_refused(make_runner) -> None:
                        ("고양이한테 긁혔는데 괜찮을까요", "animal_bite")):
         turn = runner.run(text, "p2")
         assert not turn.blocked and turn.trace["red_flag"]["rule"] == rule, text
+
+
+def test_a_feverish_babys_dose_question_hears_when_to_see_a_doctor_after_the_labels(make_runner) -> None:
+    """A 4-month-old at 38.5 °C meets no red-flag rule (NICE NG143: 39 °C at 3-6 months); the antipyretic's label
+    answers the question, and the fever rules for the age follow it, before the consult line; not first."""
+    from yaksa.scope.red_flags import flag_of
+
+    question = "4개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?"
+    result = make_runner().run(question, "parent4m")
+    assert "red_flag" not in result.trace and not result.blocked and result.citations
+    advice = flag_of("fever_3_to_6_months").advice(question)
+    assert advice in result.answer and not result.answer.startswith("열이 날 때 진료가 필요한 경우")
+    assert result.answer.index(advice) > result.answer.index("[문서")
+    assert result.answer.rstrip().endswith("상담하세요.")
+    assert result.trace["watch_signs"][0] == "fever_3_to_6_months"
+    adult = make_runner().run(ADULT, "adult")
+    assert "watch_signs" not in adult.trace and "진료가 필요한 경우" not in adult.answer
+
+
+def test_with_watch_signs_goes_before_the_consult_line_once() -> None:
+    from yaksa.agent.replies import with_watch_signs
+    from yaksa.scope.when_to_go import watch_rules
+
+    question = "5살 아이가 열이 나요 해열제 얼마나 먹여요?"
+    rules = watch_rules(question)
+    answer = "어린이타이레놀 (용법용량): 1회 10 mL [문서 1]\n\n복용 전에 약사나 의사 등 전문가와 꼭 상담하세요."
+    once = with_watch_signs(answer, rules, question)
+    assert once.startswith("어린이타이레놀") and once.endswith("꼭 상담하세요.")
+    assert with_watch_signs(once, rules, question) == once          # a cached answer that has them keeps one copy
+    assert with_watch_signs(answer, None, question) == answer

@@ -57,3 +57,17 @@ def test_how_long_and_may_we_wait_are_asked_too(text: str) -> None:
 ])
 def test_what_is_not_asked(text: str) -> None:
     assert rules_asked(text) is None
+
+
+def test_a_feverish_childs_other_question_gets_the_rules_to_say_after_the_answer() -> None:
+    from yaksa.scope.when_to_go import watch_rules
+
+    four_months = watch_rules("4개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?")
+    assert four_months is not None
+    assert [f.rule_id for f in four_months] == ["fever_3_to_6_months", "child_fever_red", "child_fever_amber",
+                                                "child_fever_5_days"]
+    assert "fever_3_to_6_months" not in [f.rule_id for f in watch_rules("5살 아이가 열이 나요 해열제 얼마나 먹여요?")]
+    for text in ("열이 38.5도인데 타이레놀 먹어도 되나요?",          # an adult
+                 "5살 아이 열은 없고 콧물만 나요 약 뭐 먹여요?",      # no fever
+                 "아기 열이 몇 도부터 병원 가야 해요?"):              # asks when: rules_asked answers it
+        assert watch_rules(text) is None, text

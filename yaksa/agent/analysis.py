@@ -22,7 +22,7 @@ from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
 from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
-from yaksa.scope.when_to_go import rules_asked
+from yaksa.scope.when_to_go import rules_asked, watch_rules
 
 if TYPE_CHECKING:
     from yaksa.agent.deps import AgentDeps
@@ -69,6 +69,12 @@ class TurnAnalysis:
         """The fever rules a question about when a fever needs a doctor is answered from
         (`yaksa.scope.when_to_go.rules_asked`), or None."""
         return rules_asked(self.message)
+
+    @cached_property
+    def watch_rules(self) -> tuple[RedFlag, ...] | None:
+        """For a feverish child whose message meets no red-flag rule and asks something else, the fever rules
+        said after the answer (`yaksa.scope.when_to_go.watch_rules`); None otherwise."""
+        return None if self.red_flag is not None else watch_rules(self.message)
 
     @cached_property
     def leaves_its_drug_out(self) -> bool:

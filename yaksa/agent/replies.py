@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from yaksa.extraction.post_reader import PostReading
 from yaksa.lexicon.food import DRINKS
 from yaksa.llm.offline.extractive import CHILD_POPULATIONS, care_department, care_note, cause_note
-from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE
+from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, has_safety_line
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of
 from yaksa.text.hangul import with_particle
@@ -119,6 +119,26 @@ def fever_care_reply(text: str, flags: Sequence[RedFlag]) -> str:
                 f"{SAFETY_PHRASE}.")
     return (f"When a fever needs a doctor (from clinical guidelines, {sources}, not from medicine labels):\n"
             f"{lines}\nIf anything else worries you, do not wait to be seen. {SAFETY_LINE_EN}")
+
+
+def with_watch_signs(answer: str, flags: Sequence[RedFlag] | None, text: str) -> str:
+    """The answer with, before its closing consult line, when the child's fever needs a doctor (`watch_rules`:
+    a feverish child's dose question meeting no red-flag rule); unchanged without rules, for an empty answer,
+    or when the answer already lists them (a cached answer, a fever-care reply)."""
+    if not flags or not answer.strip():
+        return answer
+    advice = [f.advice(text) for f in flags]
+    if all(a in answer for a in advice):
+        return answer
+    if _HANGUL.search(text) or not text.isascii():
+        block = "열이 날 때 진료가 필요한 경우(의약품 허가 정보가 아니라 진료 지침에 따른 기준입니다):\n"
+    else:
+        block = "When a fever needs a doctor (from clinical guidelines, not from medicine labels):\n"
+    block += "\n".join(f"- {a}" for a in advice)
+    head, sep, last = answer.rpartition("\n\n")
+    if sep and has_safety_line(last) and not CITATION.search(last):
+        return f"{head}\n\n{block}\n\n{last}"
+    return f"{answer}\n\n{block}"
 
 
 def post_fever_reply(text: str, flags: Sequence[RedFlag]) -> str:

@@ -17,7 +17,7 @@ from yaksa.agent.analysis import TurnAnalysis
 from yaksa.agent.api import MAX_QUESTION_CHARS, EventSink, TurnResult, result_events
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.graph import build_graph
-from yaksa.agent.replies import with_red_flag
+from yaksa.agent.replies import with_red_flag, with_watch_signs
 from yaksa.agent.turn import TurnContext
 from yaksa.config import AgentFlags
 from yaksa.embed.base import query_window_note
@@ -75,7 +75,8 @@ class AgentRunner:
         total_ms = round((time.perf_counter() - start) * 1000, 3)
         result = TurnResult(
             # a message that needs care now gets the urgent advice first (yaksa.scope.red_flags)
-            answer=with_red_flag(state.get("answer", ""), turn.notes.get("red_flag"), question),
+            # ... and a feverish child's answer says when the fever needs a doctor (yaksa.scope.when_to_go)
+            answer=with_red_flag(self._with_watch_signs(state, turn, question), turn.notes.get("red_flag"), question),
             citations=list(state.get("citations") or []),
             blocked=bool(state.get("blocked")),
             bundle_version=self.bundle_version,
@@ -89,6 +90,18 @@ class AgentRunner:
         turn.emit("done", {"bundle_version": self.bundle_version, "total_ms": total_ms,
                            "iterations": result.trace["iterations"], "stop_reason": result.trace["stop_reason"]})
         return result
+
+    @staticmethod
+    def _with_watch_signs(state: dict[str, Any], turn: TurnContext, question: str) -> str:
+        """The answer, with a feverish child's watch signs when it quotes labels (`with_watch_signs`); a refused,
+        urgent or care-only turn keeps its own reply."""
+        answer = state.get("answer", "")
+        if state.get("blocked") or turn.notes.get("red_flag") or not state.get("citations"):
+            return answer
+        rules = state["analysis"].watch_rules
+        if rules:
+            turn.notes["watch_signs"] = [f.rule_id for f in rules]
+        return with_watch_signs(answer, rules, question)
 
     def _flags(self, name: str) -> AgentFlags:
         flags = self.deps.params.flags(name)

@@ -83,19 +83,37 @@ def rules_asked(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
         return None
     if not (_asks_about_the_fever(msg) or (msg.latin and _ASKS_WHEN_EN.search(msg.text))):
         return None
-    table = load_table()
     if msg.is_child():
-        ages = [days for days, _, _ in msg.ages]
-        rules = [table.rule(r) for r in CHILD_FEVER_RULES]
-        # a stated age keeps only the age-bound rules that fit it ("8개월 아기": not the under-3-months one)
-        rules = [r for r in rules if r.age_days is None or not ages
-                 or any(r.age_days[0] <= d < r.age_days[1] for d in ages)]
-    else:
-        # the table's own pregnancy term ("임신 중", "임산부"; not "임신 가능성", "임신 아니에요")
-        pregnant = msg.has("pregnant") and not msg.has("not_pregnant")
-        ids = (PREGNANCY_FEVER_RULES if pregnant else ()) + ADULT_FEVER_RULES
-        rules = [table.rule(r) for r in ids]
-    return tuple(r.flag for r in rules)
+        return _child_fever_rules(msg)
+    # the table's own pregnancy term ("임신 중", "임산부"; not "임신 가능성", "임신 아니에요")
+    pregnant = msg.has("pregnant") and not msg.has("not_pregnant")
+    ids = (PREGNANCY_FEVER_RULES if pregnant else ()) + ADULT_FEVER_RULES
+    table = load_table()
+    return tuple(table.rule(r).flag for r in ids)
+
+
+def _child_fever_rules(msg: ReadMessage) -> tuple[RedFlag, ...]:
+    """The child fever rules in reply order; a stated age keeps only the age-bound rules that fit it ("8개월
+    아기": not the under-3-months one)."""
+    table = load_table()
+    ages = [days for days, _, _ in msg.ages]
+    rules = [table.rule(r) for r in CHILD_FEVER_RULES]
+    return tuple(r.flag for r in rules if r.age_days is None or not ages
+                 or any(r.age_days[0] <= d < r.age_days[1] for d in ages))
+
+
+def watch_rules(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
+    """The child fever rules that tell when a fever needs a doctor, for a message about a feverish child that
+    meets none of them and asks something else (how much antipyretic): said after the labels. None for an
+    adult, a message with no un-negated fever, or one that asks when to go (`rules_asked` answers that).
+
+    Why: "4개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?" got the dose and nothing on when to take the baby
+    in (NICE NG143: 39 °C at 3-6 months is amber; a red sign at any age); a pharmacist giving an antipyretic
+    to a parent says when to see a doctor."""
+    msg = text if isinstance(text, ReadMessage) else read_message(text)
+    if not msg.text or not msg.has("fever") or not msg.is_child() or rules_asked(msg) is not None:
+        return None
+    return _child_fever_rules(msg) or None
 
 
 INFANT_DAYS = 365   # a rule bound to ages under this is a baby's ("생후 3개월 미만", "3~6개월")

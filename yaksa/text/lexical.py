@@ -83,3 +83,19 @@ def sentences(text: str) -> list[str]:
 def mentions(term: str, text: str) -> bool:
     """Whether `text` mentions `term` (case-insensitive substring: Korean compounds contain their nouns)."""
     return term.lower() in text.lower()
+
+
+def list_items(sentence: str) -> list[str]:
+    """The comma-separated items of a sentence, commas inside brackets kept ("쇽 증상(가슴쓰림, 오한)"): a label's
+    caution lists every condition or group in one sentence, and each item is read on its own."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(sentence):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            items.append(sentence[start:i].strip())
+            start = i + 1
+    items.append(sentence[start:].strip())
+    return [item for item in items if item]

@@ -301,7 +301,8 @@ def test_the_care_note_names_what_was_tried_with_the_right_particles() -> None:
 
 def test_an_adult_only_products_caution_about_children_is_quoted() -> None:
     """"아이한테 게보린정을 먹여도 될까요?" heard only that the label doses adults, while its 주의사항 says that
-    children under 15 must not take it: that sentence is quoted, cited, and the note points to it."""
+    children under 15 must not take it: that sentence is quoted, cited, and said to be about the child's age
+    (a child of unstated age is under fifteen: `yaksa.llm.offline.age_limits`)."""
     from yaksa.extraction.post_reader import read_post
 
     caution = Citation(2, "mfds:197400207:caution", "drugs", ADULT_ONLY_USAGE.title, "주의사항",
@@ -309,9 +310,8 @@ def test_an_adult_only_products_caution_about_children_is_quoted() -> None:
                        {"section_key": "caution"})
     question = "아이한테 페니라민정 먹여도 될까요?"
     answer = extractive_answer(question, [ADULT_ONLY_USAGE, caution], post=read_post(question))
-    assert "15세 미만의 소아는 이 약을 복용하지 마십시오. [문서 2]" in answer and "과민증" not in answer
-    assert "위 주의사항에서 아이의 나이가 해당하는지" in answer and "이 자료로 답할 수 없습니다" not in answer
-    assert answer.index("[문서 2]") < answer.index("성인 용량만 있고")
+    assert '"15세 미만의 소아는 이 약을 복용하지 마십시오." [문서 2]' in answer and "과민증" not in answer
+    assert "물으신 아이의 나이에는 쓰지 말라고" in answer and "이 자료로 답할 수 없습니다" not in answer
     assert answer.count("전문가와 꼭 상담하세요") == 1
     assert verify_rules(answer, [ADULT_ONLY_USAGE, caution]).verdict == "PASS"
 

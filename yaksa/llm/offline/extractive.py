@@ -30,19 +30,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from yaksa.extraction.post_reader import PostReading, population_profile_words
+from yaksa.extraction.post_reader import PostReading, population_profile_words, youngest_stated_months
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.focus import find_population, profile_population
 from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.age_limits import age_limit_paragraphs, forbidden_for, person_months
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.offline.youngest_dose import younger_than_the_labels, younger_than_the_labels_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
 from yaksa.text.hangul import particle, with_particle
-from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
+from yaksa.text.lexical import grams, is_korean, list_items, mentions, overlap, sentences, terms
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
@@ -190,21 +191,6 @@ def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korea
     return paragraphs
 
 
-def _list_items(sentence: str) -> list[str]:
-    """The comma-separated items of a sentence, commas inside brackets kept ("쇽 증상(가슴쓰림, 오한)")."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(sentence):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            items.append(sentence[start:i].strip())
-            start = i + 1
-    items.append(sentence[start:].strip())
-    return [item for item in items if item]
-
-
 def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> str:
     """A long caution sentence that lists every side effect or condition, shortened to its first
     LIST_HEAD items, the items the question (`query`: the bigrams of its content words, so "있는" of
@@ -215,7 +201,7 @@ def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> st
     ("만 2세 미만의 소아", "중단한 후 2주 이내의 사람") is always kept."""
     if len(sentence) <= LIST_SENTENCE:
         return sentence
-    items = _list_items(sentence)
+    items = list_items(sentence)
     if len(items) < MIN_LIST_ITEMS:
         return sentence
     keep = {*range(LIST_HEAD), len(items) - 1}
@@ -420,12 +406,16 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     ranked = sorted(evidence, key=order)
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
     skip = adult_only_products(evidence) if for_child else frozenset()
+    # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead
+    forbidden = forbidden_for(evidence, person_months(
+        youngest_stated_months(question) or youngest_stated_months(profile_summary), population)) if for_child else {}
+    forbidding = age_limit_paragraphs(forbidden, korean)
     used: list[Citation] = []
     blocks: list[_Block] = []
     for citation in ranked:
         if len(blocks) == MAX_DOCUMENTS:
             break
-        if citation.title in skip:
+        if citation.title in skip or citation.title in forbidden:
             continue
         picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage")
         picked = [s for s in picked if s not in seen]
@@ -442,10 +432,13 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not b.matched)]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
-        if skip:   # it carries the consult line itself
-            dosing = [c.n for c in evidence if c.title in skip and c.metadata.get("section_key") == "usage"]
-            quoted = child_cautions(evidence, skip, korean)
-            return "\n\n".join([*note, *quoted, adults_only_note(sorted(skip), korean, dosing, bool(quoted))])
+        adult = skip - forbidden.keys()
+        if adult:   # it carries the consult line itself
+            dosing = [c.n for c in evidence if c.title in adult and c.metadata.get("section_key") == "usage"]
+            quoted = child_cautions(evidence, adult, korean)
+            return "\n\n".join([*note, *forbidding, *quoted, adults_only_note(sorted(adult), korean, dosing, bool(quoted))])
+        if forbidding:
+            return "\n\n".join([*note, *forbidding, closing])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
     if for_child and younger_than_the_labels(question, used):
@@ -457,4 +450,5 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     if korean and closing == SAFETY_LINE_KO and asks_about_the_mind(post):
         closing = mind_note()
     # what the user already takes, inside a product the answer names, is said first
-    return "\n\n".join([*note, *duplicate_cautions(profile_summary, used, question), *paragraphs, closing])
+    return "\n\n".join([*note, *forbidding, *duplicate_cautions(profile_summary, used, question), *paragraphs,
+                          closing])
