@@ -146,7 +146,8 @@ def test_tired_eyes_are_not_a_tired_body() -> None:
 @pytest.mark.parametrize(("summary", "groups"), [
     ("임신 중.", ("pregnant",)), ("29세 여성 임신 중. 질환: 고혈압.", ("pregnant",)), ("수유 중.", ("breastfeeding",)),
     ("72세 남성. 질환: 고혈압.", ("elderly",)), ("29세 여성. 질환: 고혈압.", ()), ("(자녀) 5세.", ("child",)),
-    ("(자녀) 영아.", ("infant",)), ("(부모) 70대.", ("elderly",)), ("최근 체중 60 kg (3개월 전).", ()), ("", ()),
+    ("(자녀) 영아.", ("infant",)), ("(부모) 70대.", ("elderly",)),
+    ("(자녀) 증상: 구토, 설사.", ("child",)), ("(자녀) 31세 여성.", ()), ("최근 체중 60 kg (3개월 전).", ()), ("", ()),
 ])
 def test_profile_population_of_a_remembered_profile(summary: str, groups: tuple[str, ...]) -> None:
     """The person of a remembered profile, as the memory summary says it; a measurement's age is no baby's, and
@@ -195,3 +196,16 @@ def test_a_body_complaint_as_real_posts_say_it(text: str) -> None:
     from yaksa.lexicon.focus import describes_a_body_complaint
 
     assert describes_a_body_complaint(text)
+
+
+def test_the_child_profile_label_is_the_one_the_memory_summary_writes() -> None:
+    from datetime import UTC, datetime
+
+    from yaksa.extraction.slots import SlotItem
+    from yaksa.lexicon.focus import CHILD_PROFILE_LABEL
+    from yaksa.memory.entry import ProfileEntry
+    from yaksa.memory.profile_summary import render_summary
+
+    now = datetime(2026, 11, 30, tzinfo=UTC)
+    entry = ProfileEntry(SlotItem("symptoms", "구토", about="child"), stored_at=now, weight=1.0)
+    assert render_summary([entry], now).startswith(CHILD_PROFILE_LABEL)

@@ -288,14 +288,21 @@ def find_population(question: str, rules: FocusRules | None = None) -> tuple[str
     return tuple(dict.fromkeys(found))
 
 
+CHILD_PROFILE_LABEL = "(자녀)"   # how the memory summary heads a child's facts (`yaksa.memory.profile_summary`)
+
+
 def profile_population(profile_summary: str) -> tuple[str, ...]:
     """Who a remembered profile's person is, as the question's own words would say it: "(자녀) 5세." is a
     child, "영아" an infant, "70세" or "노인" elderly, "임신 중" pregnant, "수유 중" nursing. The memory node chose
     whose profile it is (the person the conversation is about), so a message that names no one is asked for
     that person: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요" is a child's dose question.
     An adult ("29세") is left out: a message naming no one is taken for an adult's already, and saying so would
-    swap a children's product the person named for adults' ones ("베비잘시럽을 먹어도 될까요?" got 나르펜정)."""
+    swap a children's product the person named for adults' ones ("베비잘시럽을 먹어도 될까요?" got 나르펜정).
+    A child's profile that keeps no age ("(자녀) 증상: 구토, 설사.": a father's post about his baby, its age only in
+    the title) is still a child's: "판콜에이 하루에 몇 번 먹어요?" after it got the adult dose as if for him."""
     found = find_population(profile_summary) if profile_summary.strip() else ()
+    if CHILD_PROFILE_LABEL in profile_summary and not {"infant", "child", "adult", "elderly"} & set(found):
+        found = (*found, "child")
     return tuple(g for g in found if g != "adult")
 
 
