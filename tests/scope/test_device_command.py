@@ -63,3 +63,26 @@ def test_a_question_on_a_home_devices_state(message: str) -> None:
 ])
 def test_a_devices_state_beside_a_complaint_or_told_is_no_command(message: str) -> None:
     assert not device_command(message)
+
+
+@pytest.mark.parametrize("message", [
+    "내일 서울 날씨 어때?", "이번 주말에 비 와요?", "장마 언제 끝나?", "내일 우산 챙겨야 해?",
+    "오늘 최저 기온 몇 도야", "오늘이 무슨 요일이야", "지금 몇 시야", "거실 온도 좀 알려줘",
+])
+def test_an_assistants_question_for_the_day(message: str) -> None:
+    """The weather, the date, a room's temperature: asked of an assistant, not of a pharmacist (ours, written
+    after reading 3i4K's misses: not blind)."""
+    assert device_command(message)
+
+
+@pytest.mark.parametrize("message", [
+    "날씨가 추우면 혈압이 올라가나요?",          # a condition beside the weather
+    "더운 날씨에 약 보관 어떻게 해요?",          # a medicine beside it
+    "비 오는 날 무릎이 쑤셔요",                  # a complaint
+    "아기 방 온도 몇 도가 적당해요?",            # a baby's care
+    "열이 몇 도부터 위험해요?",                  # a body's temperature
+    "눈이 오른쪽이 아파요",                      # the eye, not snow
+    "감기 걸리기 딱 좋은 날씨래 내일 기온 몇 도야",
+])
+def test_the_weather_beside_health_is_left_to_the_model(message: str) -> None:
+    assert not device_command(message)

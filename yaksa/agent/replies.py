@@ -176,14 +176,14 @@ def refusal_reply(text: str) -> str:
 
 
 def device_reply(text: str) -> str:
-    """A command for a phone's or an assistant's action (`yaksa.scope.device_command`: "약 먹을 시간 되면
-    알려줘"): what cannot be done is said, and what can."""
+    """A command for a phone's or an assistant's action, or an assistant's question for the day (`yaksa.scope.
+    device_command`: "약 먹을 시간 되면 알려줘", "오늘 수원에 비가 오니"): what cannot be done is said, and what can."""
     if _HANGUL.search(text):
-        return ("죄송합니다. 알림 설정, 문자 보내기, 일정 추가, 길 안내, 집 안 기기의 확인이나 조작 같은 기기 기능은 할 수 "
-                "없습니다. 약의 효능, "
+        return ("죄송합니다. 알림 설정, 문자 보내기, 일정 추가, 길 안내, 날씨나 날짜 확인, 집 안 기기의 확인이나 조작 같은 "
+                "기기 기능은 할 수 없습니다. 약의 효능, "
                 f"복용법, 부작용, 상호작용은 물어봐 주시면 허가 정보로 답해 드립니다. {SAFETY_LINE_KO}")
-    return ("Sorry, I can't set reminders, send messages, add events, give directions or check or switch "
-            "devices at home. Ask me about a "
+    return ("Sorry, I can't set reminders, send messages, add events, give directions, tell the weather or the "
+            "date, or check or switch devices at home. Ask me about a "
             f"medicine's uses, dosing, side effects or interactions. {SAFETY_LINE_EN}")
 
 
