@@ -22,6 +22,7 @@ def slots(text: str) -> list[tuple]:
         ("노인의 약물 대사 특징은?", []),
         ("우리 아기의 열이 안 떨어져요", [("demographics", "age_group", "infant", None)]),
         ("소아의 정상 호흡수는? 우리 아기가 숨을 빨리 쉬어요", [("demographics", "age_group", "infant", None)]),
+        ("애기가 분유도 안 먹어요", [("demographics", "age_group", "infant", None)]),   # how many spell 아기
     ],
 )
 def test_demographics(text: str, expected: list[tuple]) -> None:

@@ -35,7 +35,7 @@ _DECADE = re.compile(
     r"(?<!\d)(?P<k>[1-9]0)\s*대(?!\s*(?:이상|이하|부터))|\bin\s+(?:my|his|her|their)\s+(?P<e>[1-9]0)s\b", re.IGNORECASE
 )
 _AGE_GROUPS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("infant", re.compile(r"신생아|영아|아기|\binfants?\b|\bbaby\b", re.IGNORECASE)),
+    ("infant", re.compile(r"신생아|영아|아기|애기|\binfants?\b|\bbaby\b", re.IGNORECASE)),   # 애기: how many write it
     ("child", re.compile(r"소아|어린이|유아|\bchild(?:ren)?\b|\bkids?\b", re.IGNORECASE)),
     ("adolescent", re.compile(r"청소년|\bteen(?:ager)?s?\b|\badolescents?\b", re.IGNORECASE)),
     ("older_adult", re.compile(r"노인|어르신|고령|\belderly\b|\bolder adults?\b", re.IGNORECASE)),
