@@ -66,9 +66,11 @@ def test_sleeping_in_a_bad_position_is_no_insomnia() -> None:
 
 
 def test_a_neck_that_hurts_beside_its_posture_is_no_sore_throat() -> None:
-    """"거북목 때문에 목이 아파요" got sore-throat lozenges (`not_with`)."""
-    assert named_symptoms("거북목 때문에 목이 아파요") == ()
-    assert named_symptoms("뒷목이 당기고 목이 아파요") == ()
+    """"거북목 때문에 목이 아파요" got sore-throat lozenges (`not_with`), then nothing: the labels for muscle pain
+    (patches, analgesics) answer it."""
+    assert named_symptoms("거북목 때문에 목이 아파요") == ("근육통",)
+    assert named_symptoms("뒷목이 당기고 목이 아파요") == ("근육통",)
+    assert named_symptoms("뒷목이 아파요") == ("근육통",)
     assert "인후통" in named_symptoms("목이 아프고 침 삼킬 때 따가워요")
     assert set(load_focus_rules().not_with) <= set(load_focus_rules().symptoms)
 
@@ -209,3 +211,4 @@ def test_the_child_profile_label_is_the_one_the_memory_summary_writes() -> None:
     now = datetime(2026, 11, 30, tzinfo=UTC)
     entry = ProfileEntry(SlotItem("symptoms", "구토", about="child"), stored_at=now, weight=1.0)
     assert render_summary([entry], now).startswith(CHILD_PROFILE_LABEL)
+
