@@ -130,3 +130,14 @@ def test_rank_reorders_case_rows_by_the_configured_reranker(loaded: LoadedBundle
     assert [row for row, _ in fused] == pool[:3]
     with pytest.raises(ValueError, match="unknown collection"):
         Searcher(loaded, params).rank(query, "nope", 3)
+
+
+def test_one_section_of_one_product(loaded: LoadedBundle, params) -> None:
+    """`product_section`: a cited product's 주의사항 fetched by its item_seq (a child's age limits)."""
+    searcher = Searcher(loaded, params)
+    assert searcher.catalog is not None
+    product = next(p for p in searcher.catalog.products.values() if "precautions" in p.rows)
+    hit = searcher.product_section(product.item_seq, "precautions")
+    assert hit is not None and hit.collection == "drugs" and hit.metadata["section_key"] == "precautions"
+    assert str(hit.metadata["item_seq"]) == product.item_seq and hit.text
+    assert searcher.product_section("no-such-product", "precautions") is None

@@ -12,8 +12,9 @@ import re
 from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading
+from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import DRINKS
-from yaksa.llm.offline.extractive import CHILD_POPULATIONS, care_department, care_note, cause_note
+from yaksa.llm.offline.extractive import care_department, care_note, cause_note
 from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, has_safety_line
 from yaksa.scope.crisis import OVERDOSE_TAKEN
 from yaksa.scope.red_flags import RedFlag, flag_of

@@ -56,6 +56,7 @@ from yaksa.config import Settings
 from yaksa.corpus.rawio import iter_jsonl
 from yaksa.evaluation.metrics import percentile
 from yaksa.evaluation.urgent import paragraphs, urgent_first
+from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import CITATION
 from yaksa.pipeline.rawdata import default_shared_dir
@@ -68,7 +69,6 @@ COLUMNS = ("id", "split", "sampled", "who", "age", "sex", "asks", "red_flag", "p
            "answerable")
 WHO = ("adult", "child", "infant", "pregnant", "breastfeeding", "elderly", "unknown")
 ADULT_LIKE = frozenset({"adult", "elderly", "pregnant", "breastfeeding"})
-CHILD_LIKE = frozenset({"child", "infant"})
 SEXES = ("f", "m", "")
 SECTIONS = ("효능", "용법", "주의사항", "상호작용", "부작용", "보관", "")
 SAMPLED = ("product", "red_flag", "topic")
@@ -308,7 +308,7 @@ def _child_dose_first(answer: str) -> bool:
 def person_check(label: PostLabel, answer: str, citations: Sequence[Citation],
                  drugs: Mapping[str, DrugInfo]) -> tuple[bool, str] | None:
     """(ok, why not) for the person the post describes; None when `who` is unknown (see the module doc)."""
-    if label.who not in ADULT_LIKE | CHILD_LIKE:
+    if label.who not in ADULT_LIKE | CHILD_POPULATIONS:
         return None
     first = next((d for c in cited_in_order(answer, citations) if (d := _drug(c, drugs)) is not None), None)
     if label.who in ADULT_LIKE:

@@ -262,6 +262,7 @@ def _hidden(term: str, spans: dict[str, list[tuple[int, int, int]]], hiders: Seq
 
 # people the labels' cautions single out: "드셔도 되나요" for them asks for the cautions (section_intent)
 CAREFUL_POPULATIONS = frozenset({"elderly", "pregnant", "breastfeeding"})
+CHILD_POPULATIONS = frozenset({"child", "infant"})   # a child's doses, products and age limits
 ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
 ELDERLY_AGE = 65
 # an age said of the person ("29살", "만 6세"), not a bound of a label or a time ("15세 이상", "5살 때")

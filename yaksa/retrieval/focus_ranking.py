@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from yaksa.lexicon.focus import CAREFUL_POPULATIONS, Focus, FocusRules, load_focus_rules
+from yaksa.lexicon.focus import CAREFUL_POPULATIONS, CHILD_POPULATIONS, Focus, FocusRules, load_focus_rules
 from yaksa.lexicon.linking import DrugCatalog, Product
 
 Key = tuple[str, int]
@@ -39,8 +39,7 @@ POPULATION_UNASKED = 0.15   # the product's name says it is for a group the ques
 POPULATION_MISMATCH = 1.0   # dosed only for another age group: a child's answer never leads with an adults-only
                             # product (페니라민정), an adult's never with a children's-only one (세토펜정80)
 CHILD_DOSE_WORDS = ("소아", "어린이", "개월", "영아", "유아", "세 미만", "세 이하", "세미만", "세이하")
-CHILD_GROUPS = frozenset({"child", "infant"})
-AGE_RULED = CHILD_GROUPS | {"adult"}   # groups with a population rule of their own below (`_fit`)
+AGE_RULED = CHILD_POPULATIONS | {"adult"}   # groups with a population rule of their own below (`_fit`)
 CAUTIONS = "precautions"    # the section that names whom a medicine needs care for (임부, 수유부, 고령자)
 TERM_MATCH = 0.3            # per symptom term the 효능효과 names (the first-named one fully)
 ONE_INGREDIENT = 0.1        # symptom mode: a product of one ingredient before a combination (`rank_symptom`)
@@ -67,7 +66,7 @@ def _fit(p: Product, focus: Focus, rules: FocusRules) -> float:
         # no age said: the asker is most often an adult ("타이레놀 하루 최대 몇 알?" led with 트라몰정160's
         # children's doses), and a pregnant, nursing or elderly one is; a child's product still answers, after the adults'
         score -= POPULATION_UNASKED
-    for_child = bool(CHILD_GROUPS & set(focus.population))
+    for_child = bool(CHILD_POPULATIONS & set(focus.population))
     if (adults_only(p, rules) if for_child else "adult" in focus.population and children_only(p, rules)):
         score -= POPULATION_MISMATCH
     return score

@@ -134,6 +134,16 @@ class Searcher:
             values, key = [q for q, _ in EN_QTYPES], "qtype"
         return {row: value for value in values for row in docs.rows_with_metadata(key, value)}
 
+    def product_section(self, item_seq: str, section_key: str) -> SearchHit | None:
+        """One section of one MFDS product (its 주의사항 for a child's age limits: `yaksa.agent.nodes.retrieve`), as
+        a hit of score 0; None when the bundle has no such product or section."""
+        product = self.catalog.products.get(item_seq) if self.catalog is not None else None
+        row = product.rows.get(section_key) if product is not None else None
+        if row is None:
+            return None
+        d = self.loaded.bundle.collections[DRUGS].documents([row])[0]
+        return SearchHit(d.doc_id, DRUGS, 0.0, d.title, d.section, d.text, d.metadata)
+
     def focus_of(self, query: str) -> Focus:
         """What `query` is about, against this bundle's products (see `yaksa.lexicon.focus`)."""
         return analyse(query, self.catalog)

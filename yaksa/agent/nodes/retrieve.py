@@ -55,11 +55,14 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
+from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.extractive import CHILD_POPULATIONS, adult_only_products
+from yaksa.llm.offline.age_limits import conversation_months, forbidden_for
+from yaksa.llm.offline.extractive import adult_only_products
 from yaksa.llm.safety import urgent_line
+from yaksa.retrieval.focus_ranking import CAUTIONS
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
@@ -362,6 +365,27 @@ def _for_a_child(citations: list[Citation], population: tuple[str, ...],
     return [replace(c, n=i) for i, c in enumerate(kept, start=1)], len(citations) - len(kept)
 
 
+def _with_age_limits(citations: list[Citation], searcher: Any, months: float | None) -> tuple[list[Citation], int]:
+    """For a child, the 주의사항 of each cited product whose own was not retrieved, added when it forbids the
+    child's age (`yaksa.llm.offline.age_limits`): "2살 아기가 멀미를 해요" got 이지롱내복액's uses and dose, and its
+    주의사항, never retrieved, says "만 3세 미만의 영·유아는 이 약을 복용하지 마십시오". How many were added."""
+    if months is None:
+        return citations, 0
+    cited = {(str(c.metadata.get("item_seq", "")), c.metadata.get("section_key")) for c in citations}
+    added: list[Citation] = []
+    for seq in dict.fromkeys(str(c.metadata.get("item_seq", "")) for c in citations if c.collection == DRUGS):
+        if not seq or (seq, CAUTIONS) in cited:
+            continue
+        hit = searcher.product_section(seq, CAUTIONS)
+        if hit is None:
+            continue
+        caution = Citation(n=len(citations) + len(added) + 1, doc_id=hit.doc_id, collection=hit.collection,
+                           title=hit.title, section=hit.section, text=hit.text, score=0.0, metadata=hit.metadata)
+        if forbidden_for([caution], months):
+            added.append(caution)
+    return [*citations, *added], len(added)
+
+
 def advice_only(state: dict, red_flag: dict | None) -> str | None:
     """Whether the turn's urgent advice is its whole answer, before any search (module doc): "emergency_only"
     for "emergency department / 119 now" and "today_only" for "a doctor today" about nothing the labels
@@ -440,6 +464,10 @@ def retrieve(deps: AgentDeps):
                                           _named_products(focus or state["analysis"].focus))
         if dropped:
             turn.notes["adult_only_dropped"] = dropped
+        months = conversation_months(state["question"], state.get("profile_summary", ""), _population(state, focus))
+        citations, limits = _with_age_limits(citations, deps.searcher, months)
+        if limits:
+            turn.notes["age_limits_added"] = limits
         ids = [*state.get("doc_ids_by_iteration", []), [c.doc_id for c in citations]]
         update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids}
         if state.get("iteration", 0) == 0:  # the user's own question sets the constraint, not a rewrite

@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from yaksa.extraction.post_reader import youngest_stated_months
+from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.llm.evidence import Citation
 from yaksa.text.lexical import list_items, sentences
 
@@ -88,6 +90,18 @@ def person_months(stated_months: float | None, population: Sequence[str]) -> flo
         return stated_months
     ages = [UNSTATED_AGE_MONTHS[g] for g in population if g in UNSTATED_AGE_MONTHS]
     return max(ages, default=None)
+
+
+def conversation_months(question: str, profile_summary: str, population: Sequence[str]) -> float | None:
+    """The child's age to judge a turn by (`person_months`): the youngest the message states, else the youngest
+    the remembered profile states ("(자녀) 2세."), else the oldest the person's word can mean; None for anyone
+    but a child or a baby."""
+    if not CHILD_POPULATIONS & set(population):
+        return None
+    stated = youngest_stated_months(question)
+    if stated is None and profile_summary:
+        stated = youngest_stated_months(profile_summary)
+    return person_months(stated, population)
 
 
 def forbidden_for(evidence: Sequence[Citation], months: float | None) -> dict[str, list[AgeLimit]]:

@@ -30,14 +30,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from yaksa.extraction.post_reader import PostReading, population_profile_words, youngest_stated_months
+from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
-from yaksa.lexicon.focus import find_population, profile_population
+from yaksa.lexicon.focus import CHILD_POPULATIONS, find_population, profile_population
 from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import age_limit_paragraphs, forbidden_for, person_months
+from yaksa.llm.offline.age_limits import age_limit_paragraphs, conversation_months, forbidden_for
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.offline.youngest_dose import younger_than_the_labels, younger_than_the_labels_note
@@ -56,7 +56,6 @@ DOSE_WEIGHT = 0.5
 # a side-effect list that happens to name the symptom comes last unless side effects were asked about.
 SECTION_ORDER = {"efficacy": 0, "usage": 1, "precautions": 2, "interactions": 3, "storage": 4, "side_effects": 5}
 CAUTION_SECTIONS = frozenset({"주의사항", "상호작용", "경고", "부작용", "precautions", "interactions", "warnings"})
-CHILD_POPULATIONS = frozenset({"child", "infant"})
 ADULT_WORDS = re.compile(r"성인|(만\s*)?1[5-9]\s*세\s*이상|\badults?\b", re.IGNORECASE)
 CHILD_WORDS = re.compile(r"소아|어린이|유아|영아|신생아|개월|\d+\s*[~∼-]\s*\d+\s*세|\d+\s*세\s*(미만|이하)"
                          r"|\bchild(ren)?\b|\binfants?\b", re.IGNORECASE)
@@ -407,8 +406,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
     skip = adult_only_products(evidence) if for_child else frozenset()
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead
-    forbidden = forbidden_for(evidence, person_months(
-        youngest_stated_months(question) or youngest_stated_months(profile_summary), population)) if for_child else {}
+    forbidden = forbidden_for(evidence, conversation_months(question, profile_summary, population))
     forbidding = age_limit_paragraphs(forbidden, korean)
     used: list[Citation] = []
     blocks: list[_Block] = []
