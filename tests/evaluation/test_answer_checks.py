@@ -22,3 +22,11 @@ def test_a_fever_care_reply_quotes_the_rules_its_trace_names() -> None:
     texts = quoted_advice({"fever_rules": ["fever_under_3_months", "child_fever_5_days"]})
     assert len(texts) == 4 and any("38도" in t for t in texts)
     assert quoted_advice({}) == [] and quoted_advice({"red_flag": {"rule": "no_such_rule"}}) == []
+
+
+def test_a_feverish_childs_watch_signs_ground_their_numbers() -> None:
+    """The watch signs after a feverish child's labels ("39도 이상", "5일 이상") are the table's text, named by the
+    trace's `watch_signs`: regression scored number_grounding 0.9953 the day they came."""
+    answer = flag_of("child_fever_5_days").advice_ko
+    trace = {"watch_signs": ["fever_3_to_6_months", "child_fever_5_days"]}
+    assert answer_checks(answer, [], 0, quoted_advice(trace))["number_grounding"] == 1.0

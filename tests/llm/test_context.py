@@ -62,3 +62,19 @@ def test_a_long_posts_facts_go_into_the_prompt() -> None:
     assert "해열제" in user and prompt.tokens_by_section["facts"] > 0 and prompt.post is post
     short = assemble_prompt("부루펜 먹어도 되나요?", [], post=read_post("부루펜 먹어도 되나요?"))
     assert "글에서 읽은 내용" not in short.messages[-1]["content"] and "facts" not in short.tokens_by_section
+
+
+def test_a_childs_age_limit_is_told_to_the_generator() -> None:
+    """The LLM path gets what the offline answer says first: the label that forbids the child's age, cited."""
+    caution = Citation(1, "mfds:1:precautions", "drugs", "이지롱내복액", "주의사항",
+                       "수유부, 만 3세 미만의 영·유아는 이 약을 복용하지 마십시오.", 0.5,
+                       {"section_key": "precautions", "item_seq": "1"})
+    child = assemble_prompt("2살 아기가 멀미를 해요 멀미약 먹여도 되나요?", [caution])
+    user = child.messages[-1]["content"]
+    assert "## 나이 제한" in user and '"수유부, 만 3세 미만의 영·유아는 이 약을 복용하지 마십시오." [문서 1]' in user
+    assert user.index("## 나이 제한") < user.index("## 근거 문서") and "age_limits" in child.tokens_by_section
+    for question in ("멀미약 먹어도 되나요?", "5살 아이가 멀미를 해요 멀미약 먹여도 되나요?"):
+        assert "## 나이 제한" not in assemble_prompt(question, [caution]).messages[-1]["content"]
+    # the remembered person: a follow-up naming no one after a question about a 2-year-old
+    follow = assemble_prompt("멀미약 먹여도 되나요?", [caution], profile_summary="(자녀) 2세.")
+    assert "## 나이 제한" in follow.messages[-1]["content"]

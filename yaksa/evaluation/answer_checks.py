@@ -43,8 +43,8 @@ def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int,
 def quoted_advice(trace: dict[str, Any]) -> list[str]:
     """The red-flag table's advice texts (both languages) a turn's answer quoted, as its trace names them:
     its red flag (`red_flag`) and the fever rules of a "when does a fever need a doctor" reply
-    (`fever_rules`). Why: numbers are grounded in what the answer quotes ("1분에 130회", "5일 이상"), and
-    this text is the table's, not a label's."""
+    (`fever_rules`), or of a feverish child's watch signs after the labels (`watch_signs`). Why: numbers are
+    grounded in what the answer quotes ("1분에 130회", "5일 이상"), and this text is the table's, not a label's."""
     ids = [trace["red_flag"]["rule"]] if isinstance(trace.get("red_flag"), dict) else []
-    ids += [r for r in trace.get("fever_rules") or () if isinstance(r, str)]
+    ids += [r for key in ("fever_rules", "watch_signs") for r in trace.get(key) or () if isinstance(r, str)]
     return advice_texts(ids)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.age_limits import age_limit_facts, conversation_months, forbidden_for
+from yaksa.llm.offline.extractive import answer_population
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
 DEFAULT_TOTAL_TOKENS = 4096
@@ -123,7 +125,14 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     facts = truncate_to_tokens(post.facts(), budgets["profile"]) if post is not None and post.long else ""
     facts_part = (f"## 글에서 읽은 내용 (facts read from the message: answer the questions asked, for this person; "
                   f"say which ones the evidence cannot answer)\n{facts}\n\n" if facts else "")
-    user = f"{facts_part}## 근거 문서 (evidence)\n{evidence_text}\n\n## 질문 (question)\n{question_text}"
+    # a product whose label forbids the child's age is said so first, never dosed (`yaksa.llm.offline.age_limits`)
+    months = conversation_months(question, profile_summary,
+                                 answer_population(question, post, profile_summary, remembered or None))
+    limits = age_limit_facts(forbidden_for(evidence, months))
+    limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
+                   f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")
+    user = (f"{facts_part}{limits_part}## 근거 문서 (evidence)\n{evidence_text}\n\n"
+            f"## 질문 (question)\n{question_text}")
     used = {
         "system": estimate_tokens(SYSTEM_PROMPT),
         "profile": estimate_tokens(profile),
@@ -131,6 +140,7 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
         "history": sum(estimate_tokens(t["content"]) for t in turns),
         "question": estimate_tokens(question_text),
         **({"facts": estimate_tokens(facts)} if facts else {}),
+        **({"age_limits": estimate_tokens(limits)} if limits else {}),
         "generation": budgets["generation"],
     }
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]

@@ -115,6 +115,13 @@ def forbidden_for(evidence: Sequence[Citation], months: float | None) -> dict[st
     return out
 
 
+def age_limit_facts(forbidden: dict[str, list[AgeLimit]]) -> str:
+    """The same limits for an LLM generator's prompt: one line per product with its sentence and citation."""
+    return "\n".join(f"- {product}: \"{' '.join(dict.fromkeys(lim.sentence for lim in limits))}\" "
+                     + "".join(f"[문서 {n}]" for n in dict.fromkeys(lim.citation.n for lim in limits))
+                     for product, limits in forbidden.items())
+
+
 def age_limit_paragraphs(forbidden: dict[str, list[AgeLimit]], korean: bool) -> list[str]:
     """The forbidding sentences, one paragraph per product, each cited; said before any other label text.
     No number of our own: the label's sentence carries the age."""

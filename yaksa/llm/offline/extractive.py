@@ -362,6 +362,18 @@ def _opening_note(question: str, post: PostReading | None, population: Sequence[
     return []
 
 
+def answer_population(question: str, post: PostReading | None, profile_summary: str = "",
+                      remembered: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Whom an answer is for: a long post's reader's person, else the question's own words, else the remembered
+    person's (a follow-up that names no one: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요");
+    `remembered` None reads it from `profile_summary`. The offline answer and the LLM prompt's age limits ask it."""
+    if post is not None and post.long:
+        return tuple(post.population)
+    if remembered is None:
+        remembered = profile_population(profile_summary)
+    return find_population(question) or tuple(remembered)
+
+
 def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "",
                       post: PostReading | None = None, remembered: Sequence[str] | None = None) -> str:
     """An answer whose every sentence is copied from a cited document, ending with the consult line.
@@ -373,11 +385,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     korean = is_korean(question)
     closing = safety_line(question)
     long_post = post is not None and post.long
-    # whom it is for: a long post's reader's person, else the question's own words, else the remembered person's
-    # (a follow-up that names no one: "해열제는 한 번에 얼마나 먹여요?" after "5살 아이가 열이 나요")
-    if remembered is None:
-        remembered = profile_population(profile_summary)
-    population = post.population if long_post else (find_population(question) or tuple(remembered))
+    population = answer_population(question, post, profile_summary, remembered)
     if not evidence:
         note = _opening_note(question, post, population, labels_follow=False)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
