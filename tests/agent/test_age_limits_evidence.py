@@ -42,3 +42,10 @@ def test_a_caution_already_cited_is_not_fetched_again() -> None:
     searcher = Sections()
     assert _with_age_limits([USES, cited], searcher, 24.0) == ([USES, cited], 0)
     assert searcher.asked == []
+
+
+def test_a_product_only_its_side_effects_were_found_for_is_not_looked_up() -> None:
+    side = Citation(1, f"mfds:{SEQ}:side_effects", "drugs", "이지롱내복액", "부작용", "졸음이 올 수 있습니다.", 0.9,
+                    {"section_key": "side_effects", "item_seq": SEQ})
+    searcher = Sections()
+    assert _with_age_limits([side], searcher, 24.0) == ([side], 0) and searcher.asked == []

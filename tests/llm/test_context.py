@@ -69,12 +69,17 @@ def test_a_childs_age_limit_is_told_to_the_generator() -> None:
     caution = Citation(1, "mfds:1:precautions", "drugs", "이지롱내복액", "주의사항",
                        "수유부, 만 3세 미만의 영·유아는 이 약을 복용하지 마십시오.", 0.5,
                        {"section_key": "precautions", "item_seq": "1"})
-    child = assemble_prompt("2살 아기가 멀미를 해요 멀미약 먹여도 되나요?", [caution])
+    dose = Citation(2, "mfds:1:usage", "drugs", "이지롱내복액", "용법용량", "만 3세 이상~만 7세 미만은 1회 1/3병을 복용합니다.",
+                    0.5, {"section_key": "usage", "item_seq": "1"})
+    child = assemble_prompt("2살 아기가 멀미를 해요 멀미약 먹여도 되나요?", [caution, dose])
     user = child.messages[-1]["content"]
     assert "## 나이 제한" in user and '"수유부, 만 3세 미만의 영·유아는 이 약을 복용하지 마십시오." [문서 1]' in user
     assert user.index("## 나이 제한") < user.index("## 근거 문서") and "age_limits" in child.tokens_by_section
     for question in ("멀미약 먹어도 되나요?", "5살 아이가 멀미를 해요 멀미약 먹여도 되나요?"):
-        assert "## 나이 제한" not in assemble_prompt(question, [caution]).messages[-1]["content"]
+        assert "## 나이 제한" not in assemble_prompt(question, [caution, dose]).messages[-1]["content"]
     # the remembered person: a follow-up naming no one after a question about a 2-year-old
-    follow = assemble_prompt("멀미약 먹여도 되나요?", [caution], profile_summary="(자녀) 2세.")
+    follow = assemble_prompt("멀미약 먹여도 되나요?", [caution, dose], profile_summary="(자녀) 2세.")
     assert "## 나이 제한" in follow.messages[-1]["content"]
+    # a product found only by its cautions is nothing the answer offers (`offered_products`)
+    follow = assemble_prompt("멀미약 먹여도 되나요?", [caution], profile_summary="(자녀) 2세.")
+    assert "## 나이 제한" not in follow.messages[-1]["content"]

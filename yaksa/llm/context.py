@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import age_limit_facts, conversation_months, forbidden_for
+from yaksa.llm.offline.age_limits import age_limit_facts, conversation_months, forbidden_for, offered_products
 from yaksa.llm.offline.extractive import answer_population
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
@@ -128,7 +128,7 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     # a product whose label forbids the child's age is said so first, never dosed (`yaksa.llm.offline.age_limits`)
     months = conversation_months(question, profile_summary,
                                  answer_population(question, post, profile_summary, remembered or None))
-    limits = age_limit_facts(forbidden_for(evidence, months))
+    limits = age_limit_facts(offered_products(forbidden_for(evidence, months), evidence))
     limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
                    f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")
     user = (f"{facts_part}{limits_part}## 근거 문서 (evidence)\n{evidence_text}\n\n"

@@ -88,7 +88,7 @@ def run_item(runner: AgentRunner, item: SuiteItem, index: int, k: int) -> ItemRe
         calls = int(result.trace.get("llm_calls", {}).get("totals", {}).get("calls", 0))
         trace = {key: result.trace.get(key) for key in
                  ("intent", "nodes", "iterations", "scores", "stop_reason", "cache_hit", "generation_source",
-                  "timings_ms", "relevance", "scope", "red_flag", "fever_rules", "post_answer")
+                  "timings_ms", "relevance", "scope", "red_flag", "fever_rules", "watch_signs", "post_answer")
                  if key in result.trace}
         outcome = ItemOutcome(result.answer, list(result.citations), list(result.contexts), result.blocked,
                               round(latency, 3), calls, trace, _checks(runner, item, user_id, result))

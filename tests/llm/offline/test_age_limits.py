@@ -67,6 +67,7 @@ def test_a_babys_answer_quotes_the_forbidding_sentence_not_the_products_uses() -
 def test_when_every_product_is_forbidden_the_answer_is_the_forbidding_sentence_and_the_consult_line() -> None:
     answer = extractive_answer("아기가 목이 부었는데 탄툼 써도 되나요?", EVIDENCE)   # age unstated: a baby is ≤ 3
     assert "12세 이하의 소아는 이 약을 사용하지 마십시오" in answer and "15 mL" not in answer
+    assert answer.endswith("쓸 수 있는 약은 소아청소년과 의사나 약사 등 전문가와 꼭 상담하세요.")
     assert verify_rules(answer, EVIDENCE).verdict == "PASS"
 
 
@@ -77,3 +78,19 @@ def test_an_adult_or_an_older_child_gets_the_label_as_before() -> None:
     # the remembered person is a baby: the follow-up that names no one is asked for the baby
     answer = extractive_answer("탄툼 하루에 몇 번 써요?", EVIDENCE, profile_summary="(자녀) 19개월, 영아")
     assert "12세 이하의 소아는 이 약을 사용하지 마십시오" in answer and "15 mL" not in answer
+
+
+def test_a_product_found_only_by_its_cautions_is_left_out_not_quoted() -> None:
+    """"6개월 아기 열날 때 먹이는 약" found 게보린정's 주의사항 alone, and its "15세 미만의 소아 … 복용하지 마십시오" (a
+    list of twenty items, quoted whole) led the answer for a product nobody offered: it is neither quoted nor said."""
+    items = ", ".join(f"중증의 {c}{c}형 질환을 앓고 있는 환자" for c in "가나다라마바사아자차카타파하거너더러")
+    caution = Citation(5, "mfds:9:precautions", "drugs", "게보린정", "주의사항",
+                       f"이 약에 과민증 환자, {items}, 15세 미만의 소아, 알코올을 복용한 환자는 이 약을 복용하지 마십시오.",
+                       0.4, {"section_key": "precautions"})
+    answer = extractive_answer("6개월 아기 열날 때 먹이는 약", [SYRUP, caution])
+    assert "게보린정" not in answer and "어린이시럽" in answer
+    # offered (its dose found), the long list is shortened to its head, its age group and its end
+    usage = Citation(6, "mfds:9:usage", "drugs", "게보린정", "용법용량", "1회 1정을 복용합니다.", 0.4, {"section_key": "usage"})
+    answer = extractive_answer("6개월 아기 열날 때 먹이는 약", [SYRUP, caution, usage])
+    assert "게보린정: 허가 정보에 물으신 아이의 나이에는 쓰지 말라고" in answer and "15세 미만의 소아" in answer
+    assert "카카형" not in answer and " … " in answer

@@ -59,7 +59,7 @@ from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import conversation_months, forbidden_for
+from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, conversation_months, forbidden_for
 from yaksa.llm.offline.extractive import adult_only_products
 from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.focus_ranking import CAUTIONS
@@ -373,7 +373,10 @@ def _with_age_limits(citations: list[Citation], searcher: Any, months: float | N
         return citations, 0
     cited = {(str(c.metadata.get("item_seq", "")), c.metadata.get("section_key")) for c in citations}
     added: list[Citation] = []
-    for seq in dict.fromkeys(str(c.metadata.get("item_seq", "")) for c in citations if c.collection == DRUGS):
+    # only a product the answer would offer (its uses or dose found, `offered_products`): another is not quoted
+    offered = (str(c.metadata.get("item_seq", "")) for c in citations
+               if c.collection == DRUGS and c.metadata.get("section_key") in OFFERING_SECTIONS)
+    for seq in dict.fromkeys(offered):
         if not seq or (seq, CAUTIONS) in cited:
             continue
         hit = searcher.product_section(seq, CAUTIONS)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from yaksa.extraction.post_reader import youngest_stated_months
 from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.caution_lists import shortened_list
 from yaksa.text.lexical import list_items, sentences
 
 MONTHS_PER_YEAR = 12
@@ -115,6 +116,17 @@ def forbidden_for(evidence: Sequence[Citation], months: float | None) -> dict[st
     return out
 
 
+OFFERING_SECTIONS = frozenset({"efficacy", "usage"})   # a product's uses or dose: what the answer would offer
+
+
+def offered_products(forbidden: dict[str, list[AgeLimit]], evidence: Sequence[Citation]) -> dict[str, list[AgeLimit]]:
+    """The forbidden products whose uses or dose the evidence holds (what the answer would otherwise offer, or what
+    the message named: a named product's dose is fetched). Why: "6개월 아기 열날 때 먹이는 약" found 게보린정's
+    주의사항 alone, and its "15세 미만의 소아 … 복용하지 마십시오" led the answer for a product nobody offered."""
+    offered = {c.title for c in evidence if c.metadata.get("section_key") in OFFERING_SECTIONS}
+    return {product: limits for product, limits in forbidden.items() if product in offered}
+
+
 def age_limit_facts(forbidden: dict[str, list[AgeLimit]]) -> str:
     """The same limits for an LLM generator's prompt: one line per product with its sentence and citation."""
     return "\n".join(f"- {product}: \"{' '.join(dict.fromkeys(lim.sentence for lim in limits))}\" "
@@ -130,8 +142,10 @@ def age_limit_paragraphs(forbidden: dict[str, list[AgeLimit]], korean: bool) -> 
         seen: list[str] = []
         cites: list[int] = []
         for limit in limits:
-            if limit.sentence not in seen:
-                seen.append(limit.sentence)
+            # a long list keeps its first items, its age group and what to do (`shortened_list`)
+            sentence = shortened_list(limit.sentence, set(), ())
+            if sentence not in seen:
+                seen.append(sentence)
             if limit.citation.n not in cites:
                 cites.append(limit.citation.n)
         refs = "".join(f" [문서 {n}]" for n in cites)

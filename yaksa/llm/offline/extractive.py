@@ -37,13 +37,19 @@ from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import age_limit_paragraphs, conversation_months, forbidden_for
+from yaksa.llm.offline.age_limits import (
+    age_limit_paragraphs,
+    conversation_months,
+    forbidden_for,
+    offered_products,
+)
+from yaksa.llm.offline.caution_lists import shortened_list
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
 from yaksa.llm.offline.youngest_dose import younger_than_the_labels, younger_than_the_labels_note
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
 from yaksa.text.hangul import particle, with_particle
-from yaksa.text.lexical import grams, is_korean, list_items, mentions, overlap, sentences, terms
+from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
 
 MAX_SENTENCES_PER_DOC = 3
 MAX_DOCUMENTS = 4          # a longer extract buries the answer; every retrieved section stays cited
@@ -64,11 +70,6 @@ NO_EVIDENCE_EN = "I could not find source documents that answer this question, s
 NEAR_DUPLICATE = 0.5   # bigram Jaccard: one ingredient's labels 0.57-0.77 apart, unrelated sentences ≤ 0.1
 QUOTED_QUESTION_CHARS = 60   # a care question is quoted back this long at most
 MAX_QUOTED_QUESTIONS = 2
-LIST_SENTENCE = 300   # characters: a caution sentence this long that lists many items is shortened
-MIN_LIST_ITEMS = 8    # ... when it has at least this many comma-separated items
-LIST_HEAD = 4         # items kept from its start (the list's lead-in and its first, most serious, items)
-ELIDED = " … "
-_DIGIT = re.compile(r"\d")
 
 
 def is_caution(citation: Citation) -> bool:
@@ -188,29 +189,6 @@ def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korea
         if picked:
             paragraphs.append(_paragraph(c, picked, [], korean))
     return paragraphs
-
-
-def shortened_list(sentence: str, query: set[str], profile: Sequence[str]) -> str:
-    """A long caution sentence that lists every side effect or condition, shortened to its first
-    LIST_HEAD items, the items the question (`query`: the bigrams of its content words, so "있는" of
-    "부작용이 있는 약인가요?" keeps no "출혈 경향이 있는 환자") or the person names, and its last item (which says what to
-    do: "… 등이 나타나는 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오"), the rest elided with "…".
-    Why: real people asking "코피가 자주 나요" got a 900-character list quoted whole, with the one item that
-    concerned them somewhere inside. Nothing is reworded and no number is dropped: an item with a digit
-    ("만 2세 미만의 소아", "중단한 후 2주 이내의 사람") is always kept."""
-    if len(sentence) <= LIST_SENTENCE:
-        return sentence
-    items = list_items(sentence)
-    if len(items) < MIN_LIST_ITEMS:
-        return sentence
-    keep = {*range(LIST_HEAD), len(items) - 1}
-    keep.update(i for i, item in enumerate(items)
-                if query & grams(item) or any(mentions(w, item) for w in profile) or _DIGIT.search(item))
-    out, previous = "", -1
-    for i in sorted(keep):
-        out += items[i] if previous < 0 else (", " if i == previous + 1 else ELIDED) + items[i]
-        previous = i
-    return out
 
 
 def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bool = False,
@@ -413,9 +391,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     ranked = sorted(evidence, key=order)
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
     skip = adult_only_products(evidence) if for_child else frozenset()
-    # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead
+    # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
+    # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
     forbidden = forbidden_for(evidence, conversation_months(question, profile_summary, population))
-    forbidding = age_limit_paragraphs(forbidden, korean)
+    forbidding = age_limit_paragraphs(offered_products(forbidden, evidence), korean)
     used: list[Citation] = []
     blocks: list[_Block] = []
     for citation in ranked:
@@ -443,8 +422,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             dosing = [c.n for c in evidence if c.title in adult and c.metadata.get("section_key") == "usage"]
             quoted = child_cautions(evidence, adult, korean)
             return "\n\n".join([*note, *forbidding, *quoted, adults_only_note(sorted(adult), korean, dosing, bool(quoted))])
-        if forbidding:
-            return "\n\n".join([*note, *forbidding, closing])
+        if forbidding:   # every product found is forbidden at this age: where to ask what suits the child instead
+            where = (f"물으신 아이에게 쓸 수 있는 약은 {care_department(population)} 의사나 약사 등 {SAFETY_PHRASE}."
+                     if korean else f"Ask a paediatrician or a pharmacist what suits this child. {SAFETY_LINE_EN}")
+            return "\n\n".join([*note, *forbidding, where])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
     if for_child and younger_than_the_labels(question, used):
