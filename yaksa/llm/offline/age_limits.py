@@ -3,7 +3,7 @@
 Why: a father's post about his 19-month-old, sick after a hospital stay, named the throat spray the
 hospital gave (탄툼 베르데); the answer quoted 삼아탄툼액's uses and dose, and the same label's caution says
 "이 약에 과민증 환자, 12세 이하의 소아는 이 약을 사용하지 마십시오" (found as a user on the full bundle,
-2026-11-30). 124 sentences of the 500 MFDS labels forbid a product below an age ("만 7세 이하의 어린이는 이
+2026-11-30). 165 sentences of the 500 MFDS labels forbid a product below an age ("만 7세 이하의 어린이는 이
 약을 복용하지 마십시오", "2세 미만의 영아", "만 19세 미만의 소아"): for that child the forbidding sentence is the
 answer, not the product's uses.
 

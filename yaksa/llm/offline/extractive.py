@@ -12,7 +12,8 @@ sentences that dose children only are left out. A short question that names its 
 "모유수유 중인데", "75세 아버지가") is read the same way: that person's cautions come first. For a question about a child or an infant, a product whose retrieved dosing section is for adults only is
 not quoted at all (`adult_only_products`), and sentences that dose adults only ("성인은 1회 200-600 mg", and
 the ones after it that name no other group) are left out: beside the child's dose they invite the wrong one, and they answer nothing that was asked
-(the document stays cited). A cited product holding an ingredient of a medication in the profile
+(the document stays cited). A product whose cited label forbids the child's age is not quoted either; its forbidding
+sentence is, first (`yaksa.llm.offline.age_limits`). A cited product holding an ingredient of a medication in the profile
 gets a duplicate-ingredient caution first (`yaksa.llm.offline.duplicates`). The answer always ends with the
 consult line.
 
