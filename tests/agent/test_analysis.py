@@ -55,3 +55,37 @@ def test_a_question_is_extracted_and_focused_once(make_runner: Callable[..., Age
 def test_a_greeting_extracts_nothing(make_runner: Callable[..., AgentRunner], calls: Counter[str]) -> None:
     make_runner().run("안녕하세요", "analysis-user")
     assert not any(key.startswith(("extract:", "focus_of:", "analyse:")) for key in calls), calls
+
+
+def test_a_childs_age_is_read_once_for_the_search_and_the_answer(make_runner: Callable[..., AgentRunner],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The retrieve node reads the child's age (`age_limits.conversation_months`) and hands it to the answer: the
+    offline answer and the LLM prompt do not read it again."""
+    import yaksa.agent.nodes.retrieve as retrieve_module
+    import yaksa.llm.context as context_module
+    import yaksa.llm.offline.extractive as extractive_module
+
+    reads: list[str] = []
+    real = retrieve_module.conversation_months
+
+    def counting(question: str, *args, **kwargs):
+        reads.append(question)
+        return real(question, *args, **kwargs)
+
+    for module in (retrieve_module, context_module, extractive_module):
+        monkeypatch.setattr(module, "conversation_months", counting)
+    result = make_runner().run("5살 아이가 열이 나요 해열제 얼마나 먹여요?", "age-once-user")
+    assert not result.blocked and result.citations
+    assert len(reads) == 1, reads
+
+
+def test_a_resolved_follow_up_keeps_the_messages_watch_signs() -> None:
+    """A follow-up resolved to a standalone question is judged, for the red flag and the watch signs, by what the
+    user wrote: the rewrite may carry the last turn's fever."""
+    from yaksa.agent.analysis import TurnAnalysis
+
+    message = TurnAnalysis("하루에 몇 번까지 돼요?", None, None)  # type: ignore[arg-type]
+    resolved = message.for_question("4개월 아기가 열이 38.5도예요 해열제 하루에 몇 번까지 돼요?")
+    assert message.watch_rules is None and resolved.watch_rules is None
+    feverish = TurnAnalysis("4개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?", None, None)  # type: ignore[arg-type]
+    assert feverish.watch_rules and feverish.for_question("해열제 먹여도 되나요?").watch_rules == feverish.watch_rules

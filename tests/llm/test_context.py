@@ -4,6 +4,7 @@ import pytest
 
 from yaksa.llm.context import SYSTEM_PROMPT, assemble_prompt, section_budgets
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.age_limits import ChildAge
 from yaksa.llm.tokens import estimate_tokens
 
 
@@ -83,3 +84,8 @@ def test_a_childs_age_limit_is_told_to_the_generator() -> None:
     # a product found only by its cautions is nothing the answer offers (`offered_products`)
     follow = assemble_prompt("멀미약 먹여도 되나요?", [caution], profile_summary="(자녀) 2세.")
     assert "## 나이 제한" not in follow.messages[-1]["content"]
+    # the age the retrieve node read for the turn is the one judged by: no reading of the text again
+    given = assemble_prompt("멀미약 먹여도 되나요?", [caution, dose], child_age=ChildAge(24.0))
+    assert "## 나이 제한" in given.messages[-1]["content"] and given.child_age == ChildAge(24.0)
+    assert "## 나이 제한" not in assemble_prompt("2살 아기가 멀미를 해요 멀미약 먹여도 되나요?", [caution, dose],
+                                             child_age=ChildAge(None)).messages[-1]["content"]

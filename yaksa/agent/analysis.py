@@ -44,8 +44,11 @@ class TurnAnalysis:
             self.__dict__["red_flag"] = flag
 
     def for_question(self, question: str) -> TurnAnalysis:
-        """The analysis of the standalone question a follow-up resolved to; the red flag stays the message's."""
-        return TurnAnalysis(question, self._deps, self._flags, flag=self.red_flag)
+        """The analysis of the standalone question a follow-up resolved to; the red flag and the watch signs stay
+        the message's (a rewrite carrying the last turn's fever would repeat them)."""
+        resolved = TurnAnalysis(question, self._deps, self._flags, flag=self.red_flag)
+        resolved.__dict__["watch_rules"] = self.watch_rules
+        return resolved
 
     @cached_property
     def message(self) -> ReadMessage:

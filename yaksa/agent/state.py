@@ -15,6 +15,7 @@ from yaksa.extraction.post_reader import PostReading
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.focus import Focus
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.age_limits import ChildAge
 from yaksa.scope.decision import ScopeDecision
 
 
@@ -40,6 +41,7 @@ class AgentState(TypedDict, total=False):
     history: list[dict[str, str]]
     search_query: str
     post: PostReading | None       # a long post's questions and person (read once, in round one)
+    child_age: ChildAge            # the child's age the answer is judged by (read once, by the first search)
     router: dict[str, Any]
     # retrieval and answer
     focus: Focus | None            # what the user's question is about (named drug, symptom, intent)

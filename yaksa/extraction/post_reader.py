@@ -29,12 +29,11 @@ from typing import Any
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
+from yaksa.lexicon.focus import ADULT_AGE, ELDERLY_AGE
 
 LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
 LONG_POST_SENTENCES = 2
 MAX_QUERY_CHARS = 300        # the query embedding reads ~400 characters; the questions fit well inside
-ADULT_AGE = 15               # MFDS labels dose "성인 (15세 이상)"
-ELDERLY_AGE = 65
 INFANT_MONTHS = 12
 DAYS_PER_MONTH = 30.4
 

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 
 from yaksa.extraction.post_reader import PostReading
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import age_limit_facts, conversation_months, forbidden_for, offered_products
+from yaksa.llm.offline.age_limits import (
+    ChildAge,
+    age_limit_facts,
+    conversation_months,
+    forbidden_for,
+    offered_products,
+)
 from yaksa.llm.offline.extractive import answer_population
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
@@ -56,6 +62,7 @@ class AssembledPrompt:
     evidence_blocks: tuple[str, ...] = ()  # the documents exactly as the prompt carries them
     post: PostReading | None = None        # a long post's reading: the offline answer uses it too
     remembered: tuple[str, ...] = ()       # whom the remembered profile describes (the offline answer's fallback)
+    child_age: ChildAge | None = None      # the child's age the turn is judged by (None: read from the text)
 
 
 def section_budgets(total_tokens: int) -> dict[str, int]:
@@ -109,10 +116,10 @@ def _history(history: Sequence[dict[str, str]], budget: int) -> list[dict[str, s
 def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary: str = "",
                     history: Sequence[dict[str, str]] = (),
                     total_tokens: int = DEFAULT_TOTAL_TOKENS, post: PostReading | None = None,
-                    remembered: Sequence[str] = (),
+                    remembered: Sequence[str] = (), child_age: ChildAge | None = None,
                     ) -> AssembledPrompt:  # fmt: skip
     """The generator's messages: system + profile, recent history, then the facts of a long post,
-    evidence and question."""
+    evidence and question. `child_age`: as the retrieve node read it for the turn; None reads it here."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     budgets = section_budgets(total_tokens)
@@ -126,8 +133,8 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     facts_part = (f"## 글에서 읽은 내용 (facts read from the message: answer the questions asked, for this person; "
                   f"say which ones the evidence cannot answer)\n{facts}\n\n" if facts else "")
     # a product whose label forbids the child's age is said so first, never dosed (`yaksa.llm.offline.age_limits`)
-    months = conversation_months(question, profile_summary,
-                                 answer_population(question, post, profile_summary, remembered or None))
+    months = child_age.months if child_age is not None else conversation_months(
+        question, profile_summary, answer_population(question, post, profile_summary, remembered or None))
     limits = age_limit_facts(offered_products(forbidden_for(evidence, months), evidence))
     limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
                    f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")
@@ -145,4 +152,4 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     }
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": user}]
     return AssembledPrompt(messages, budgets["generation"], used, question.strip(), tuple(evidence),
-                           profile_summary, tuple(blocks), post, tuple(remembered))  # fmt: skip
+                           profile_summary, tuple(blocks), post, tuple(remembered), child_age)  # fmt: skip

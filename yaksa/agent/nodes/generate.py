@@ -15,7 +15,8 @@ def generate_answer(deps: AgentDeps):
         iteration = state.get("iteration", 0)
         prompt = assemble_prompt(state["question"], state.get("citations") or [], state.get("profile_summary", ""),
                                  state.get("history") or [], total_tokens=deps.params.context_tokens,
-                                 post=state.get("post"), remembered=state.get("profile_population", ()))
+                                 post=state.get("post"), remembered=state.get("profile_population", ()),
+                                 child_age=state.get("child_age"))
         gen = generate(deps.llm, prompt, usage=turn.ledger,
                        on_token=lambda text: turn.emit("token", {"text": text, "iteration": iteration}))
         turn.notes.setdefault("generation", []).append(

@@ -59,7 +59,7 @@ from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, conversation_months, forbidden_for
+from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, conversation_months, forbidden_for
 from yaksa.llm.offline.extractive import adult_only_products
 from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.focus_ranking import CAUTIONS
@@ -467,12 +467,14 @@ def retrieve(deps: AgentDeps):
                                           _named_products(focus or state["analysis"].focus))
         if dropped:
             turn.notes["adult_only_dropped"] = dropped
-        months = conversation_months(state["question"], state.get("profile_summary", ""), _population(state, focus))
-        citations, limits = _with_age_limits(citations, deps.searcher, months)
+        # the child's age, read once for the turn: the answer leaves out the products found forbidden here
+        child_age = state.get("child_age") or ChildAge(conversation_months(
+            state["question"], state.get("profile_summary", ""), _population(state, focus)))
+        citations, limits = _with_age_limits(citations, deps.searcher, child_age.months)
         if limits:
             turn.notes["age_limits_added"] = limits
         ids = [*state.get("doc_ids_by_iteration", []), [c.doc_id for c in citations]]
-        update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids}
+        update: dict[str, Any] = {"citations": citations, "doc_ids_by_iteration": ids, "child_age": child_age}
         if state.get("iteration", 0) == 0:  # the user's own question sets the constraint, not a rewrite
             focus = result.focus
             update["focus"] = focus

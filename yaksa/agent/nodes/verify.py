@@ -36,7 +36,7 @@ def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
         return {"answer": text, "citations": [], "generation_source": "relevance", "verified": False,
                 "verification": {"verdict": "FAIL", "problems": verdict.problems, "relevance": verdict.to_json()}}
     answer = extractive_answer(state["question"], kept, state.get("profile_summary", ""), post=state.get("post"),
-                               remembered=state.get("profile_population", ()))
+                               remembered=state.get("profile_population", ()), child_age=state.get("child_age"))
     final = verify_rules(answer, kept)
     return {"answer": answer, "citations": kept, "generation_source": "extractive",
             "verified": final.verdict == "PASS",
@@ -58,7 +58,8 @@ def verify_answer(deps: AgentDeps):
         if state.get("corrections", 0) < deps.params.max_corrections:
             return {"verified": False, "verification": {**v.to_json(), "rounds": len(log)}}
         fallback = extractive_answer(state["question"], citations, state.get("profile_summary", ""),
-                                     post=state.get("post"), remembered=state.get("profile_population", ()))
+                                     post=state.get("post"), remembered=state.get("profile_population", ()),
+                                     child_age=state.get("child_age"))
         final = verify_rules(fallback, citations)
         turn.notes["verification_fallback"] = {"reason": "corrections exhausted", "verdict": final.verdict}
         return {"answer": fallback, "generation_source": "extractive", "verified": final.verdict == "PASS",

@@ -24,15 +24,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from yaksa.extraction.post_reader import youngest_stated_months
-from yaksa.lexicon.focus import CHILD_POPULATIONS
+from yaksa.lexicon.focus import ADULT_AGE, CHILD_POPULATIONS
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.caution_lists import shortened_list
 from yaksa.text.lexical import list_items, sentences
 
 MONTHS_PER_YEAR = 12
 # the oldest a person described only by a word can be, in months: an "infant" (아기, 애기, 분유) up to three,
-# a "child" (아이, 초등학생 …) up to fourteen (MFDS doses "성인 (15세 이상)")
-UNSTATED_AGE_MONTHS = {"infant": 3 * MONTHS_PER_YEAR, "child": 14 * MONTHS_PER_YEAR + 11}
+# a "child" (아이, 초등학생 …) up to the month before adulthood (MFDS doses "성인 (15세 이상)")
+UNSTATED_AGE_MONTHS = {"infant": 3 * MONTHS_PER_YEAR, "child": ADULT_AGE * MONTHS_PER_YEAR - 1}
 
 _FORBIDS = re.compile(r"하지\s*(?:마십시오|마세요|말\s*것|말아야|않도록\s*하십시오)|금기")
 # one list item that is an age group: "2세 이하의 영아", "만 7세 이하의 어린이는 이 약을 복용하지 마십시오",
@@ -103,6 +103,17 @@ def conversation_months(question: str, profile_summary: str, population: Sequenc
     if stated is None and profile_summary:
         stated = youngest_stated_months(profile_summary)
     return person_months(stated, population)
+
+
+@dataclass(frozen=True)
+class ChildAge:
+    """The child's age a turn is judged by (`conversation_months`), read once per turn by the retrieve node and
+    handed to the answer (offline or the LLM prompt): None months for anyone but a child or a baby. Why a type:
+    the search and the answer read the person differently (the search also takes a "먹여요" message with no
+    profile as a child's), and the product the search fetched a forbidding caution for must be the one the
+    answer leaves out."""
+
+    months: float | None
 
 
 def forbidden_for(evidence: Sequence[Citation], months: float | None) -> dict[str, list[AgeLimit]]:

@@ -39,6 +39,7 @@ from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import (
+    ChildAge,
     age_limit_paragraphs,
     conversation_months,
     forbidden_for,
@@ -354,11 +355,13 @@ def answer_population(question: str, post: PostReading | None, profile_summary: 
 
 
 def extractive_answer(question: str, evidence: Sequence[Citation], profile_summary: str = "",
-                      post: PostReading | None = None, remembered: Sequence[str] | None = None) -> str:
+                      post: PostReading | None = None, remembered: Sequence[str] | None = None,
+                      child_age: ChildAge | None = None) -> str:
     """An answer whose every sentence is copied from a cited document, ending with the consult line.
     `post`: the turn's reading of a long message (module doc); None or a short one changes nothing.
     `remembered`: whom the remembered profile describes, as the memory node read it once for the turn
-    (`lexicon.focus.profile_population`); None reads it from `profile_summary` here (callers outside the agent)."""
+    (`lexicon.focus.profile_population`); None reads it from `profile_summary` here (callers outside the agent).
+    `child_age`: the child's age as the retrieve node read it once for the turn; None reads it here."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty string, got {question!r}")
     korean = is_korean(question)
@@ -394,7 +397,9 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     skip = adult_only_products(evidence) if for_child else frozenset()
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
-    forbidden = forbidden_for(evidence, conversation_months(question, profile_summary, population))
+    months = (child_age.months if child_age is not None
+              else conversation_months(question, profile_summary, population))
+    forbidden = forbidden_for(evidence, months)
     forbidding = age_limit_paragraphs(offered_products(forbidden, evidence), korean)
     used: list[Citation] = []
     blocks: list[_Block] = []
