@@ -41,6 +41,15 @@ def test_profile_cautions_come_first_and_are_flagged(tylenol: list[Citation]) ->
     assert verify_rules(answer, tylenol).verdict == "PASS"
 
 
+def test_a_caution_on_nothing_of_the_profile_does_not_lead(tylenol: list[Citation]) -> None:
+    """Found as a user: a 29-year-old woman remembered with 몸살 asked how often to take 타이레놀 and the answer led
+    with a caution section that named nothing of hers; a caution leads only when it speaks of the person."""
+    answer = extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol, profile_summary="29세 여성. 증상: 몸살")
+    first = answer.split("\n\n")[0]
+    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (용법용량)") and "회원님 정보" not in answer
+    assert answer == extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol)
+
+
 def test_english_answer(aspirin_en: list[Citation]) -> None:
     answer = extractive_answer("How much aspirin can an adult take?", aspirin_en)
     first = answer.split("\n\n")[0]

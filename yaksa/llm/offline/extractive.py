@@ -390,7 +390,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     def order(c: Citation) -> tuple[bool, int, int]:
         key = str(c.metadata.get("section_key", ""))
         section = -1 if key == intent else SECTION_ORDER.get(key, 2)
-        return (not (profile and is_caution(c)), 0 if side_effects_asked else section, c.n)
+        # a caution first only when it speaks of the person: "29세 여성, 몸살" got a caution on nothing of hers
+        # before the dose she asked for
+        about_them = bool(profile) and is_caution(c) and any(mentions(w, c.text) for w in profile)
+        return (not about_them, 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
