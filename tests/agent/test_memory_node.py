@@ -89,6 +89,15 @@ def test_a_question_about_the_writers_own_drinking_is_not_answered_for_the_child
     assert "child" not in turn.trace["focus"]["population"]
 
 
+def test_a_desk_posture_is_the_writers_own_after_a_babys_fever(make_runner) -> None:
+    """Found as a user: after a question about a feverish baby, "거북목 때문에 목이 아파요" names no one and was
+    answered for the baby (children's acetaminophen). A posture from desks and screens is the writer's."""
+    runner = make_runner()
+    runner.run("6개월 아기 열나는데 해열제 뭐 먹여?", "mom")
+    turn = runner.run("거북목 때문에 목이 아파요", "mom")
+    assert turn.trace["memory"]["about"] == "self" and "(자녀)" not in turn.profile_summary
+
+
 def test_an_exam_case_is_neither_remembered_nor_answered_with_the_writers_profile(make_runner) -> None:
     """Found as a user: "58세 남자가 … 병원에 왔다. 식은땀을 흘렸다. 진단은?" filed 58세 남성 and the case's
     complaints as the writer's own, and was read with the writer's pregnancy."""

@@ -299,6 +299,8 @@ def test_an_age_in_years_and_months_is_one_age() -> None:
     ("아이스크림 먹어도 돼요?", None),
     ("술 먹고 타이레놀 먹어도 돼?", "self"),            # only a grown-up drinks: the writer
     ("어제 회식하고 속이 쓰려요", "self"),
+    ("거북목 때문에 목이 아파요", "self"),               # a desk posture: the writer's own neck
+    ("아이가 거북목이라 목이 아프대요", "child"),
     ("아빠가 술 마시고 토해요", "parent"),               # a named relative still wins
     ("3달전에 여자친구와 헤어졌습니다. 잠이 안 와요", "self"),   # one's own break-up
     ("아이가 엄마랑 헤어질 때 많이 울어요", "child"),     # a child parted from its mother is no break-up

@@ -212,3 +212,10 @@ def test_the_child_profile_label_is_the_one_the_memory_summary_writes() -> None:
     entry = ProfileEntry(SlotItem("symptoms", "구토", about="child"), stored_at=now, weight=1.0)
     assert render_summary([entry], now).startswith(CHILD_PROFILE_LABEL)
 
+
+
+@pytest.mark.parametrize("question", ["6개월 아기 열날 때 먹이는 약", "아기가 열이 올라요 해열제 뭐 먹여요?",
+                                      "열도 나고 기침도 해요"])
+def test_a_fever_said_in_a_contracted_form_is_a_fever(question: str) -> None:
+    """"6개월 아기 열날 때 먹이는 약" (열날: the 이 dropped) named no symptom and got ibuprofen syrups' side effects."""
+    assert "발열" in named_symptoms(question)

@@ -137,6 +137,9 @@ _FEEDING = re.compile(r"먹여|먹이[면고는나]|먹일")
 # question about a feverish baby was answered for the baby (the conversation's person so far)
 _ADULT_DOINGS = re.compile(r"(?<![가-힣])술\s*(?:을\s*|도\s*|좀\s*|한\s*잔\s*)?(?:먹|마시|마셔|마셨|드시|드셨|했|하고|한\s*날)"
                            r"|음주|과음|숙취|해장|회식|담배|흡연|출근|야근|면도"
+                           # a posture from desks and screens: "거북목 때문에 목이 아파요" after a baby's fever got the
+                           # baby's acetaminophen
+                           r"|거북목|일자목"
                            # a break-up with one's partner (a real post: "3달전에 여자친구와 헤어졌습니다 … 잠이 안오고")
                            r"|(?:여자\s*친구|남자\s*친구|여친|남친|애인)(?:와|과|랑|이랑|하고)\s*헤어")
 _INFANT_WORDS = re.compile(r"아기|애기|아가|신생아|갓난|영아|분유|이유식|돌\s*(?:전|안)")
