@@ -115,6 +115,12 @@ DENTAL_WORDS: tuple[str, ...] = (
     "글래스아이오노머", "아이오노머", "치근단", "치수강", "치수절단술", "치수복조", "근관충전", "치은연하", "치조",
     "매복치", "알지네이트", "구내염", "구취", "하치조신경", "익돌근", "타액선", "치성낭", "치근낭", "아프타",
     "치은퇴축", "법랑모세포", "치배", "온레이", "치아종",
+    # 2026-11-30 (second round): of 25 more stems we wrote over dental materials and prosthodontics ("금속도재관의
+    # 금속 하부구조에 요구되는 성질은?", "클라스프의 유지암이 위치하는 부위는?", "러버댐 장착의 장점은?"; ours, not
+    # blind) 9 were refused, as MedMCQA's dental materials are (2.8% of its questions). None occurs in the 3,000
+    # shared non-medical questions (counted that day); left out: 석고 (geology), 왁스 (a car's), 브라켓 (a shelf's)
+    "도재관", "금속도재관", "전부도재관", "초경석고", "의치", "의치상", "대연결자", "소연결자", "클라스프", "러버댐",
+    "근관세척", "글라스아이오노머",
 )
 # nursing is care, and its licensing exam is one of the team's test subjects (which we may not read): of 50
 # stems we wrote over its subjects (2026-11-30: management, community, maternal, child, psychiatric and
@@ -125,12 +131,16 @@ DENTAL_WORDS: tuple[str, ...] = (
 NURSING_WORDS: tuple[str, ...] = (
     "간호", "보건", "보건소", "욕창", "낙상", "산욕기", "신생아", "영유아", "모유", "수유", "학령기", "대천문",
     "소천문",
+    # 2026-11-30 (second round, 24 more stems of ours over fundamental nursing): "유치도뇨관을 삽입할 때 지켜야 할
+    # 원칙은?" was refused as near nothing; none occurs in the shared non-medical questions
+    "도뇨", "도뇨관", "유치도뇨관",
 )
 # nursing terms the analyser splits in a sentence ("영아의 대천문이" as 대 + 천 + 문, "방어기제" as 방어 + 기제): they
 # join the user dictionary as the dental ones below. None occurs in the 3,000 shared non-medical questions.
 # Compounds of two medical words stay split: as one user word 간호진단 counted once where 간호 + 진단 counted
 # twice, and "지역사회 간호진단 시 우선순위 결정 기준은?" was refused after the refit (2026-11-30)
-NURSING_USER_WORDS: tuple[str, ...] = ("대천문", "소천문", "방어기제", "발달과업")
+NURSING_USER_WORDS: tuple[str, ...] = ("대천문", "소천문", "방어기제", "발달과업",
+                                       "손위생", "비위관")   # 2026-11-30: read 손위 + 생, 비위 + 관
 # dental terms the analyser splits ("맹출" as 맹 + 출, "레진" as 레지): they join the build's user dictionary
 # (`curated_medical_words`), so it reads them whole and they count like the list above. Left out, since as
 # user words they cut other words: 치은 (가르치은), 치주 (…치 주기), 영구치 (영구치료 → 영구치 + 료)
@@ -141,6 +151,9 @@ DENTAL_USER_WORDS: tuple[str, ...] = (
     # occurs in the 3,000 shared non-medical questions; 대구치 could cut "대구치킨" (none there either)
     "대구치", "소구치", "유구치", "지대치", "치주낭", "상아세관", "지각과민", "교합면", "칫솔질", "상악동",
     "편평태선", "치관주위염", "상아모세포", "보철물", "복합레진", "건성와",
+    # 2026-11-30 (second round, dental materials): read 도 + 재, 매몰 + 재, 주조 + 체, 이장 + 재, 합 + 착, 경 + 석고,
+    # 납 (납형), 철 (가철성) in a sentence; none occurs in the shared non-medical questions
+    "도재", "매몰재", "주조체", "이장재", "합착", "합착제", "경석고", "납형", "가철성",
 )
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
 # a parent crushes a tablet into ("가루약"): no non-medical source uses them (checked 2026-11-26) but
