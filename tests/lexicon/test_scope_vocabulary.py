@@ -72,6 +72,11 @@ def test_the_words_of_care_and_of_the_labels_are_medical_as_the_analyser_reads_t
         assert {"치아", "법랑질", "상악", "하악", "근관", "불소", "치면세마", "맹출", "치주인대", "산부식", "레진",
                  "대구치", "상아세관", "글래스아이오노머", "치주낭"} <= vocab
         assert not {"대구", "상아", "유치", "치열", "수복", "저작", "치은", "영구치"} & vocab   # a city, ivory, …
+        # dental materials and prosthodontics, and fundamental nursing (second round of stems of ours, 2026-11-30)
+        assert {"도재", "매몰재", "이장재", "클라스프", "러버댐", "의치", "도뇨관", "손위생", "비위관"} <= vocab
+        assert loaded.tokenizer.tokenize("매몰재의 경화팽창을 증가시키는 요인은?")[0] == "매몰재"
+        assert loaded.tokenizer.tokenize("금속도재관의 금속 하부구조는?")[:3] == ["금속", "도재", "관"]
+        assert not {"석고", "왁스", "브라켓"} & vocab
         # nursing is care: its stems name 간호, 보건 or a newborn's fontanelle and nothing else medical
         assert {"간호", "보건", "욕창", "낙상", "대천문", "방어기제"} <= vocab
         assert loaded.tokenizer.tokenize("영아의 대천문이 닫히는 시기는?")[:2] == ["영아", "대천문"]

@@ -119,7 +119,7 @@ DENTAL_WORDS: tuple[str, ...] = (
     # 금속 하부구조에 요구되는 성질은?", "클라스프의 유지암이 위치하는 부위는?", "러버댐 장착의 장점은?"; ours, not
     # blind) 9 were refused, as MedMCQA's dental materials are (2.8% of its questions). None occurs in the 3,000
     # shared non-medical questions (counted that day); left out: 석고 (geology), 왁스 (a car's), 브라켓 (a shelf's)
-    "도재관", "금속도재관", "전부도재관", "초경석고", "의치", "의치상", "대연결자", "소연결자", "클라스프", "러버댐",
+    "초경석고", "의치", "의치상", "대연결자", "소연결자", "클라스프", "러버댐",
     "근관세척", "글라스아이오노머",
 )
 # nursing is care, and its licensing exam is one of the team's test subjects (which we may not read): of 50
@@ -152,7 +152,8 @@ DENTAL_USER_WORDS: tuple[str, ...] = (
     "대구치", "소구치", "유구치", "지대치", "치주낭", "상아세관", "지각과민", "교합면", "칫솔질", "상악동",
     "편평태선", "치관주위염", "상아모세포", "보철물", "복합레진", "건성와",
     # 2026-11-30 (second round, dental materials): read 도 + 재, 매몰 + 재, 주조 + 체, 이장 + 재, 합 + 착, 경 + 석고,
-    # 납 (납형), 철 (가철성) in a sentence; none occurs in the shared non-medical questions
+    # 납 (납형), 철 (가철성) in a sentence; none occurs in the shared non-medical questions. With 도재 a user word,
+    # 금속도재관 and 전부도재관 are read 금속/전부 + 도재 + 관
     "도재", "매몰재", "주조체", "이장재", "합착", "합착제", "경석고", "납형", "가철성",
 )
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
