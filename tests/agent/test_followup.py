@@ -200,6 +200,7 @@ def test_a_question_that_leaves_its_drug_out_continues_the_last_answer(make_runn
     ("그 약은 하루에 몇 번?", False),          # a pointer, read by `referring_expression`
     ("오늘 날씨 어때요?", False), ("하루에 몇 번까지 돼요? " * 4, False),   # nothing about a medicine; too long
     ("운전 연수 몇 번 받아야 해요?", False), ("커피랑 같이 먹어도 돼요?", True),  # every word about taking it
+    ("임신 20주인데 먹어도 돼요?", True), ("임신 중인데 먹어도 되나요?", True),   # the person's state, the last drug
 ])
 def test_elliptical_questions(question: str, leaves_out: bool) -> None:
     assert elliptical(question) == leaves_out

@@ -196,7 +196,10 @@ def _rewrite(question: str, match: re.Match[str], name: str) -> str:
 FOLLOWUP_WORDS = frozenset({
     "하루", "최대", "최소", "용량", "용법", "얼마", "부작용", "효과", "임산부", "임부", "수유부", "수유", "아이", "애기",
     "아기", "어린이", "소아", "노인", "식후", "식전", "공복", "빈속", "같이", "함께", "자주", "간격", "시간", "한번",
-    "며칠", "계속", "복용", "커피", "우유", "음주", "자몽", "주스", "졸음"})
+    "며칠", "계속", "복용", "커피", "우유", "음주", "자몽", "주스", "졸음",
+    # "임신 20주인데 먹어도 돼요?" after "타이레놀 하루에 몇 번 먹어요?" got an antacid's dose: the pregnancy is the
+    # person's, the drug the last turn's (found as a user, 2026-11-30)
+    "임신", "임신부"})
 
 
 def elliptical(question: str) -> bool:
