@@ -61,19 +61,17 @@ def test_a_childs_age_is_read_once_for_the_search_and_the_answer(make_runner: Ca
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The retrieve node reads the child's age (`age_limits.conversation_months`) and hands it to the answer: the
     offline answer and the LLM prompt do not read it again."""
-    import yaksa.agent.nodes.retrieve as retrieve_module
-    import yaksa.llm.context as context_module
-    import yaksa.llm.offline.extractive as extractive_module
+    import yaksa.llm.offline.age_limits as age_limits_module
 
     reads: list[str] = []
-    real = retrieve_module.conversation_months
+    real = age_limits_module.conversation_months
 
     def counting(question: str, *args, **kwargs):
         reads.append(question)
         return real(question, *args, **kwargs)
 
-    for module in (retrieve_module, context_module, extractive_module):
-        monkeypatch.setattr(module, "conversation_months", counting)
+    # every reader goes through `ChildAge.of_turn`, which reads it only when none was handed down
+    monkeypatch.setattr(age_limits_module, "conversation_months", counting)
     result = make_runner().run("5살 아이가 열이 나요 해열제 얼마나 먹여요?", "age-once-user")
     assert not result.blocked and result.citations
     assert len(reads) == 1, reads

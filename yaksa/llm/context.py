@@ -26,7 +26,6 @@ from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import (
     ChildAge,
     age_limit_facts,
-    conversation_months,
     forbidden_for,
     offered_products,
 )
@@ -133,8 +132,8 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     facts_part = (f"## 글에서 읽은 내용 (facts read from the message: answer the questions asked, for this person; "
                   f"say which ones the evidence cannot answer)\n{facts}\n\n" if facts else "")
     # a product whose label forbids the child's age is said so first, never dosed (`yaksa.llm.offline.age_limits`)
-    months = child_age.months if child_age is not None else conversation_months(
-        question, profile_summary, answer_population(question, post, profile_summary, remembered or None))
+    months = ChildAge.of_turn(child_age, question, profile_summary,
+                              answer_population(question, post, profile_summary, remembered or None)).months
     limits = age_limit_facts(offered_products(forbidden_for(evidence, months), evidence))
     limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
                    f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")

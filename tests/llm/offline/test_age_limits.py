@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import forbidden_below_months, forbidden_for, person_months
+from yaksa.llm.offline.age_limits import ChildAge, forbidden_below_months, forbidden_for, person_months
 from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.offline.rule_verifier import verify_rules
 
@@ -53,6 +53,14 @@ def test_the_age_to_judge_by() -> None:
     assert forbidden_for(EVIDENCE, 19.0).keys() == {"삼아탄툼액"}
     assert forbidden_for(EVIDENCE, 13 * 12.0) == {}   # a 13-year-old is past "12세 이하"
     assert forbidden_for(EVIDENCE, None) == {}
+
+
+def test_a_turns_child_age_is_the_one_given_else_read_from_the_turn() -> None:
+    given = ChildAge(30.0)
+    assert ChildAge.of_turn(given, "3개월 아기 해열제", "", ("infant",)) is given
+    assert ChildAge.of_turn(None, "3개월 아기 해열제", "", ("infant",)) == ChildAge(3.0)
+    assert ChildAge.of_turn(None, "해열제 먹여도 되나요?", "(자녀) 2세.", ("child",)) == ChildAge(24.0)
+    assert ChildAge.of_turn(None, "두통약 추천", "", ("adult",)) == ChildAge(None)
 
 
 def test_a_babys_answer_quotes_the_forbidding_sentence_not_the_products_uses() -> None:

@@ -59,7 +59,7 @@ from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
-from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, conversation_months, forbidden_for
+from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
 from yaksa.llm.offline.extractive import adult_only_products
 from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.focus_ranking import CAUTIONS
@@ -468,8 +468,8 @@ def retrieve(deps: AgentDeps):
         if dropped:
             turn.notes["adult_only_dropped"] = dropped
         # the child's age, read once for the turn: the answer leaves out the products found forbidden here
-        child_age = state.get("child_age") or ChildAge(conversation_months(
-            state["question"], state.get("profile_summary", ""), _population(state, focus)))
+        child_age = ChildAge.of_turn(state.get("child_age"), state["question"], state.get("profile_summary", ""),
+                                     _population(state, focus))
         citations, limits = _with_age_limits(citations, deps.searcher, child_age.months)
         if limits:
             turn.notes["age_limits_added"] = limits

@@ -115,6 +115,13 @@ class ChildAge:
 
     months: float | None
 
+    @classmethod
+    def of_turn(cls, given: ChildAge | None, question: str, profile_summary: str,
+                population: Sequence[str]) -> ChildAge:
+        """`given` (the retrieve node's reading) when there is one, else read here (`conversation_months`): the one
+        rule for callers outside the agent (tests, `yaksa ask` without a graph), held in one place."""
+        return given if given is not None else cls(conversation_months(question, profile_summary, population))
+
 
 def forbidden_for(evidence: Sequence[Citation], months: float | None) -> dict[str, list[AgeLimit]]:
     """product -> the cited sentences that forbid it at `months` (the person is younger than the limit)."""

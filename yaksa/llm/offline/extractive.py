@@ -41,7 +41,6 @@ from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import (
     ChildAge,
     age_limit_paragraphs,
-    conversation_months,
     forbidden_for,
     offered_products,
 )
@@ -400,8 +399,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     skip = adult_only_products(evidence) if for_child else frozenset()
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
-    months = (child_age.months if child_age is not None
-              else conversation_months(question, profile_summary, population))
+    months = ChildAge.of_turn(child_age, question, profile_summary, population).months
     forbidden = forbidden_for(evidence, months)
     forbidding = age_limit_paragraphs(offered_products(forbidden, evidence), korean)
     used: list[Citation] = []
