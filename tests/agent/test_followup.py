@@ -201,6 +201,10 @@ def test_a_question_that_leaves_its_drug_out_continues_the_last_answer(make_runn
     ("오늘 날씨 어때요?", False), ("하루에 몇 번까지 돼요? " * 4, False),   # nothing about a medicine; too long
     ("운전 연수 몇 번 받아야 해요?", False), ("커피랑 같이 먹어도 돼요?", True),  # every word about taking it
     ("임신 20주인데 먹어도 돼요?", True), ("임신 중인데 먹어도 되나요?", True),   # the person's state, the last drug
+    ("고혈압이 있는데 먹어도 돼요?", True), ("천식 환자인데 먹어도 돼요?", True),  # ... or the person's condition
+    ("당뇨 있는데 뭐 먹어도 돼요?", False),      # which to take: a new question
+    ("고혈압이 있어요", False), ("고혈압 증상이 뭐예요?", False),   # nothing about taking a medicine
+    ("운전해야 하는데 먹어도 돼요?", False),     # a word neither about taking it nor a condition
 ])
 def test_elliptical_questions(question: str, leaves_out: bool) -> None:
     assert elliptical(question) == leaves_out

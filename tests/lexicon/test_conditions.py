@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.conditions import conditions_followed_by, find_conditions
+from yaksa.lexicon.conditions import conditions_followed_by, find_conditions, without_conditions
 from yaksa.lexicon.focus import analyse
 
 
@@ -41,3 +41,9 @@ def test_conditions_followed_by_a_word() -> None:
     assert conditions_followed_by("당뇨 원인", asks) == ("당뇨병",)        # the preferred name
     assert conditions_followed_by("혈압약 부작용", asks) == ()
     assert conditions_followed_by("고혈압이 있는데 두통 증상", asks) == ()
+
+
+def test_without_conditions_cuts_every_named_condition_however_spaced() -> None:
+    assert without_conditions("고혈압이 있는데 먹어도 돼요?").split() == ["이", "있는데", "먹어도", "돼요?"]
+    assert without_conditions("고 혈압이랑 당뇨가 있어요").split() == ["이랑", "가", "있어요"]
+    assert without_conditions("타이레놀 먹어도 돼요?") == "타이레놀 먹어도 돼요?"

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from yaksa.lexicon.conditions import without_conditions
 from yaksa.lexicon.linking import Linking
 from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
 from yaksa.text.hangul import has_final, with_ro
@@ -202,13 +203,29 @@ FOLLOWUP_WORDS = frozenset({
     "임신", "임신부"})
 
 
+# a question that asks which to take, not whether the last one may be: "당뇨 있는데 뭐 먹어도 돼요?"
+_WHICH = re.compile(r"뭐|무엇|무슨|어떤|어느")
+# what a person with a condition is called beside it: "천식 환자인데 먹어도 돼요?"
+_PERSON_WORDS = frozenset({"환자"})
+
+
 def elliptical(question: str) -> bool:
     """A short question about taking a medicine that names none and points at none ("하루에 몇 번까지
-    돼요?"): it continues the conversation's drug. The caller checks that it names no drug, symptom or
-    drug class (its focus is general)."""
+    돼요?"), or says only the person's condition beside it (`_states_a_condition`): it continues the
+    conversation's drug. The caller checks that it names no drug, symptom or drug class (its focus is general)."""
     text = question.strip()
-    return (len(text) <= ELLIPTICAL_MAX_CHARS and referring_expression(text) is None
-            and _ELLIPTICAL.search(text) is not None and set(terms(text)) <= FOLLOWUP_WORDS)
+    if len(text) > ELLIPTICAL_MAX_CHARS or referring_expression(text) is not None or not _ELLIPTICAL.search(text):
+        return False
+    return set(terms(text)) <= FOLLOWUP_WORDS or _states_a_condition(text)
+
+
+def _states_a_condition(text: str) -> bool:
+    """"고혈압이 있는데 먹어도 돼요?" after "타이레놀 하루에 몇 번 먹어요?": the condition is the person's, the drug the
+    last turn's (it got naproxen's side effects, found as a user 2026-11-30, as the pregnancy once got an antacid's
+    dose). Every other word must be about taking a medicine, and the question must not ask which to take
+    ("당뇨 있는데 뭐 먹어도 돼요?" is a new question)."""
+    rest = without_conditions(text)
+    return rest != text and not _WHICH.search(text) and set(terms(rest)) <= FOLLOWUP_WORDS | _PERSON_WORDS
 
 
 def follows_an_answer(history: Sequence[dict[str, str]]) -> bool:

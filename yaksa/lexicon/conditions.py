@@ -68,6 +68,18 @@ def find_conditions(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+@cache
+def _spoken_names() -> re.Pattern[str]:
+    """Every kept name, longest first, with any spacing between its letters ("고 혈압", "당뇨병")."""
+    return re.compile("|".join(r"\s*".join(map(re.escape, name)) for name, _preferred in _names()))
+
+
+def without_conditions(text: str) -> str:
+    """`text` with the conditions it names cut out ("고혈압이 있는데 먹어도 돼요?" → " 이 있는데 먹어도 돼요?"): what
+    is left says what the message asks beside the person's condition (`yaksa.agent.followup.elliptical`)."""
+    return _spoken_names().sub(" ", text)
+
+
 def conditions_followed_by(text: str, after: re.Pattern[str]) -> tuple[str, ...]:
     """The preferred names of the conditions `text` names where a name is directly followed by `after`
     (matched on the text with spaces removed): "고혈압 증상이 뭐예요?" with `ASKS_ABOUT_A_DISEASE` gives 고혈압,
