@@ -5,7 +5,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from yaksa.index.dense import build_dense_index, load_dense_index, save_dense_index, search_dense
+from yaksa.index.dense import (
+    build_dense_index,
+    load_dense_index,
+    save_dense_index,
+    search_dense,
+    search_dense_many,
+)
 
 
 def random_vectors(n: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -57,6 +63,31 @@ def test_k_above_count_drops_padding() -> None:
     rows, scores = search_dense(index, random_vectors(1, 8, seed=9), k=50)
     assert sorted(rows.tolist()) == [0, 1, 2, 3]
     assert scores.shape == (4,)
+
+
+def test_many_queries_at_once_find_what_each_finds_alone() -> None:
+    vectors = random_vectors(200, 16)
+    index = build_dense_index(vectors, kind="flat")
+    queries = random_vectors(70, 16, seed=3)           # past FAISS's switch to a matrix product (20)
+    rows, scores = search_dense_many(index, queries * 5, k=5)
+    assert rows.shape == scores.shape == (70, 5)
+    for q, r, sc in zip(queries, rows, scores, strict=True):
+        one_rows, one_scores = search_dense(index, q, 5)
+        np.testing.assert_array_equal(r, one_rows)
+        np.testing.assert_allclose(sc, one_scores, atol=1e-5)
+
+
+def test_many_queries_mark_padding_and_refuse_bad_shapes() -> None:
+    index = build_dense_index(random_vectors(3, 8))
+    rows, scores = search_dense_many(index, random_vectors(2, 8, seed=9), k=50)
+    assert rows.shape == (2, 3) and (rows >= 0).all() and np.isfinite(scores).all()   # k cut to the count
+    hnsw = build_dense_index(random_vectors(3, 8), kind="hnsw", hnsw_m=4, ef_search=1)
+    rows, scores = search_dense_many(hnsw, random_vectors(2, 8, seed=9), k=3)
+    assert ((rows == -1) == np.isneginf(scores)).all()
+    with pytest.raises(ValueError, match="shape"):
+        search_dense_many(index, random_vectors(2, 4), k=1)
+    with pytest.raises(ValueError, match="positive"):
+        search_dense_many(index, random_vectors(2, 8), k=0)
 
 
 @pytest.mark.parametrize(

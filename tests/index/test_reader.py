@@ -153,6 +153,12 @@ def test_the_float16_search_returns_what_the_flat_search_returns(build, monkeypa
                     flat_rows, flat_scores = search_dense(coll.dense, q, k)
                     assert rows.tolist() == flat_rows.tolist()
                     assert scores == pytest.approx(flat_scores, abs=1e-6)   # re-scored in float32
+            few, many = np.asarray(queries[:3]), np.asarray(queries * (reader.EXACT_BATCH // len(queries) + 1))
+            for batch in (few, many):    # through the fp16 pass, then the exact flat index: the same
+                rows, scores = coll.dense_search_many(batch, 3)
+                for q, r, sc in zip(batch, rows, scores, strict=True):
+                    one_rows, one_scores = coll.dense_search(q, 3)
+                    assert r.tolist() == one_rows.tolist() and sc == pytest.approx(one_scores, abs=1e-6)
     monkeypatch.setattr(reader, "FP16_MIN_VECTORS", 10**9)
     with open_bundle(build([drugs], version="small"), tokenizer=tokenizer_identity()) as bundle:
         assert bundle.collections["drugs"].searched is bundle.collections["drugs"].dense

@@ -111,3 +111,24 @@ def test_the_lexical_fallback_is_fitted_only_when_an_embedding_fails(
     assert len(read) == 1 and read[0] == len(stage.tuning)
     stage.decide("크림 파스타 레시피")
     assert len(read) == 1   # fitted once
+
+
+def test_the_builds_batched_features_are_a_turns_features(loaded: LoadedBundle, searcher: Searcher) -> None:
+    """The build asks the corpus about all its texts' views at once (`ModelInputs.features_many`), a turn about its
+    own: the model is fitted on what a live message gets only if the two agree."""
+    from yaksa.scope.featurize import ModelInputs
+    from yaksa.scope.windows import text_windows
+
+    inputs = ModelInputs.from_bundle(loaded, ["drugs", "health"])
+    texts = [LONG_POST, "타이레놀 하루 몇 번 먹어요?", "오늘 서울 날씨 어때?"] * 30   # past the exact-search batch
+    windows = [text_windows(t) for t in texts]
+    assert any(len(ws) > 1 for ws in windows)
+    lexical = [[float(i)] for i in range(len(texts))]
+    many = inputs.features_many(windows, searcher.query_vector, lexical)
+    for i in (0, 1, 2, len(texts) - 1):
+        one = inputs.features(windows[i], searcher.query_vector, lexical[i])
+        np.testing.assert_allclose(many[i].views, one.views, atol=1e-6)
+        np.testing.assert_allclose(many[i].corpus, one.corpus, atol=1e-5)
+        assert many[i].lexical.tolist() == [float(i)]
+    with pytest.raises(ValueError, match="lexical rows"):
+        inputs.features_many(windows, searcher.query_vector, lexical[:-1])

@@ -40,7 +40,7 @@ import numpy as np
 
 from yaksa.corpus.document import Document
 from yaksa.index.bm25 import BM25Index
-from yaksa.index.dense import load_dense_index, search_dense
+from yaksa.index.dense import load_dense_index, search_dense, search_dense_many
 from yaksa.index.docstore import DocStore
 from yaksa.index.errors import BundleError
 from yaksa.index.layout import (
@@ -58,6 +58,7 @@ from yaksa.index.manifest import FORMAT_VERSION, Manifest, bundle_files, plain_j
 
 FP16_MIN_VECTORS = 8192      # below this a flat scan already takes ~0.3 ms: no copy is worth it
 FP16_CANDIDATE_FACTOR = 2
+EXACT_BATCH = 64             # queries from which one exact matrix product beats the fp16 pass (`dense_search_many`)
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,15 @@ class CollectionIndex:
     def dense_search(self, qvec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         index = self.searched if self.searched is not None else self.dense
         return search_dense(index.refine if isinstance(index, RefinedSearch) else index, qvec, k)
+
+    def dense_search_many(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """`dense_search` for many queries in one call (`search_dense_many`: padded slots are row -1). A batch of
+        `EXACT_BATCH` or more goes to the exact flat index, one matrix product, where the fp16 candidate pass scans
+        once per query (the scope build's 9,374 texts: 43 s through it, 7.6 s exact); its candidates are re-scored
+        by that same flat index, so the scores agree (measured: within 5e-7 on 1,340 texts). Fewer, as a turn asks,
+        go where `dense_search` goes."""
+        index = self.searched if self.searched is not None and len(queries) < EXACT_BATCH else self.dense
+        return search_dense_many(index.refine if isinstance(index, RefinedSearch) else index, queries, k)
 
     def documents(self, rows: list[int] | np.ndarray) -> list[Document]:
         return self.docs.get([int(r) for r in rows])
