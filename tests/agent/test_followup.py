@@ -170,7 +170,8 @@ def test_two_users_asking_the_same_follow_up_each_get_their_own_drug(make_runner
     assert direct.trace["cache_hit"] and direct.answer == a.answer
     cold = runner.run(FOLLOW_UP, "user-d")
     assert cold.trace["intent"] == "clarify" and not cold.trace["cache_hit"] and not cold.citations
-    assert cold.trace["nodes"] == ["scope", "resolve_followup", "store_response"]
+    # asked back, its facts still read and kept, nothing searched or cached
+    assert cold.trace["nodes"] == ["scope", "resolve_followup", "extract_slots", "store_memory", "store_response"]
     assert SAFETY_LINE_KO in cold.answer
     # nothing earlier, but the message names what it is about: answered as asked, not questioned back
     named = runner.run("이거 먹고 졸리면 어떡해요? 페니라민정이요", "user-e")
@@ -216,7 +217,8 @@ def test_an_elliptical_question_gets_the_last_turns_drug_in_front(catalog: DrugC
     r = resolve("하루에 몇 번까지 돼요?", history, catalog.link, implicit=True)
     assert r.implicit and r.refers_back and r.question == "페니라민정은 하루에 몇 번까지 돼요?"
     assert r.referent is not None and r.referent.source == "question"
-    assert not resolve("하루에 몇 번까지 돼요?", [], catalog.link, implicit=True).refers_back   # as asked
+    nothing = resolve("하루에 몇 번까지 돼요?", [], catalog.link, implicit=True)   # nothing to continue: ask which
+    assert nothing.refers_back and not nothing.resolved and not nothing.candidates
     assert not resolve("하루에 몇 번까지 돼요?", history, catalog.link).refers_back             # not implicit
 
 
@@ -231,3 +233,16 @@ def test_a_statement_of_who_the_person_is_is_remembered(make_runner) -> None:
     assert not told.blocked and told.trace["intent"] == "statement" and "5세" in told.profile_summary
     assert runner.run("오늘 날씨 어때요?", "u").blocked                  # states nothing about the person
     assert runner.run("나 25살인데 주식 뭐 사?", "v").blocked             # asks another domain's question
+
+
+def test_a_first_message_that_leaves_its_drug_out_asks_which_and_remembers_the_person(make_runner) -> None:
+    """"임신 20주인데 먹어도 돼요?" as a first message names no drug: its search found an antacid, whose adult dose was
+    the answer. Now the user is asked which drug, the pregnancy is remembered, and the next question is answered
+    for a pregnant woman."""
+    runner = make_runner()
+    first = runner.run("임신 20주인데 먹어도 돼요?", "new-user")
+    assert not first.blocked and first.trace["intent"] == "clarify" and not first.citations
+    assert "약 이름" in first.answer and SAFETY_LINE_KO in first.answer
+    assert "임신" in first.profile_summary and "임신" in runner.profile("new-user")["summary"]
+    then = runner.run("페니라민정 먹어도 돼요?", "new-user")
+    assert then.citations and "임신" in then.profile_summary

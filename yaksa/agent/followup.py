@@ -239,7 +239,8 @@ def resolve(question: str, history: Sequence[dict[str, str]], link: Link | None,
             implicit: bool = False) -> Resolution:
     """The drug `question` refers back to, from the user's own history (see the module doc). With
     `implicit` (an `elliptical` question) the drug of the last turn is put in front of the question
-    ("하루에 몇 번까지 돼요?" → "타이레놀은 하루에 몇 번까지 돼요?"); found nowhere, the question stays as asked."""
+    ("하루에 몇 번까지 돼요?" → "타이레놀은 하루에 몇 번까지 돼요?"); found nowhere, it refers back
+    unresolved (the user is asked which drug)."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty string")
     match = referring_expression(question)
@@ -272,10 +273,12 @@ def _drugs_back(history: Sequence[dict[str, str]], link: Link) -> tuple[int, str
 
 def _resolve_implicit(question: str, history: Sequence[dict[str, str]], link: Link) -> Resolution:
     """An elliptical question's drug: the one drug of the last turn that names any (its question's, else
-    its cited answer's); several: the user is asked which; none: the question as asked."""
+    its cited answer's); several or none: the user is asked which (unresolved). Why not answer it as asked when
+    there is none: "임신 20주인데 먹어도 돼요?" as a first message names no drug, and its search found an antacid
+    whose adult dose was then offered to a pregnant woman who asked whether she may take something else."""
     found = _drugs_back(history, link)
     if found is None:
-        return Resolution(question)
+        return Resolution(question, implicit=True)
     back, source, drugs = found
     if len(drugs) > 1:
         return Resolution(question, candidates=tuple(drugs[:MAX_CANDIDATES]), implicit=True)

@@ -61,9 +61,12 @@ def build_graph(deps: AgentDeps) -> StepGraph:
             return "store_response"
         return "classify_intent" if s.get("greeting") else "resolve_followup"
 
-    @branch("store_response", "check_similarity")
+    @branch("store_response", "extract_slots", "check_similarity")
     def after_followup(s: dict) -> str:
-        return "store_response" if s.get("intent") == "clarify" else "check_similarity"
+        if s.get("intent") != "clarify":
+            return "check_similarity"
+        # asked which drug, but what the message says of the person is kept ("임신 20주인데 먹어도 돼요?")
+        return "extract_slots" if s["flags"].mode == "rag" else "store_response"
 
     @branch("extract_slots", "store_response", "classify_intent")
     def after_similarity(s: dict) -> str:
@@ -79,7 +82,8 @@ def build_graph(deps: AgentDeps) -> StepGraph:
 
     @branch("store_response", "assemble_context")
     def after_memory(s: dict) -> str:
-        return "store_response" if s.get("cache_hit") or s.get("intent") == "statement" else "assemble_context"
+        return ("store_response" if s.get("cache_hit") or s.get("intent") in ("statement", "clarify")
+                else "assemble_context")
 
     @branch("generate_answer", "retrieve")
     def after_context(s: dict) -> str:

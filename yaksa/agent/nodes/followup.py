@@ -9,7 +9,9 @@ follow-up to a follow-up ("그 약은 하루에 몇 번?" … "그거 와파린�
 itself names a drug or a drug class ("이거 먹고 운전해도 됨? 감기약임"), else the user is asked which drug.
 
 A question that leaves its drug out ("하루에 몇 번까지 돼요?", "부작용은요?": `TurnAnalysis.leaves_its_drug_out`) is read
-the same way, the drug put in front of it; one with nothing earlier to continue is answered as asked.
+the same way, the drug put in front of it; one with nothing earlier to continue asks which drug, as a pointer
+does ("임신 20주인데 먹어도 돼요?" as a first message: an antacid's dose was the answer to a guess). The person it
+states is still remembered: a clarifying turn goes through extract_slots and store_memory (`yaksa.agent.graph`).
 """
 
 from __future__ import annotations
