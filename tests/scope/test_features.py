@@ -17,6 +17,7 @@ from yaksa.scope.model import fit_embedding_direction, fit_scope_model
     ("내일 눈이 얼마나 내릴지 알려줘", "weather"), ("썸남이 먼저 연락할까?", "chitchat"), ("소개팅 때 뭐 입지", "chitchat"),
     ("고래는 아가미로 숨을 쉬는가?", "nature"), ("문어는 심장이 세 개인가?", "nature"), ("화강암은 어떻게 생기나요?", "nature"),
     ("Do whales have lungs?", "nature"), ("욕실 곰팡이 제거제 추천", "household"),
+    ("신발 교환 어떻게 해요", "shopping"), ("환불이나 교환 가능한가요", "shopping"),
 ])
 def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     assert domain in domain_cues(question)
@@ -31,6 +32,8 @@ def test_cues_name_the_other_domain(question: str, domain: str) -> None:
     "뱀이 물었어요 어떻게 해요", "참치는 임신 중에 먹어도 되나요?", "거북목은 어떻게 고치나요?", "곰팡이 핀 빵 먹었는데 괜찮을까요",
     "손발톱 곰팡이 약", "곰팡이성 질염 약", "태양은 피부에 안 좋은가요?",
     "거미에 물렸는데 거미는 독이 있나요?", "개미에 물렸어요", "해파리에 쏘였는데 해파리는 독이 있나요",
+    # a dressing, a tube or a bandage changed is care, not a shop's exchange
+    "수술 부위 드레싱 교환은 언제 해요?", "화상 드레싱 교환할 때 아파요", "도뇨관 교환 주기는?", "교환수혈의 적응증은?",
 ])
 def test_cues_stay_quiet_on_pharmacy_questions(question: str) -> None:
     assert domain_cues(question) == ()

@@ -140,7 +140,10 @@ NURSING_WORDS: tuple[str, ...] = (
 # Compounds of two medical words stay split: as one user word 간호진단 counted once where 간호 + 진단 counted
 # twice, and "지역사회 간호진단 시 우선순위 결정 기준은?" was refused after the refit (2026-11-30)
 NURSING_USER_WORDS: tuple[str, ...] = ("대천문", "소천문", "방어기제", "발달과업",
-                                       "손위생", "비위관")   # 2026-11-30: read 손위 + 생, 비위 + 관
+                                       "손위생", "비위관",   # 2026-11-30: read 손위 + 생, 비위 + 관
+                                       # 2026-11-30 (third round, 24 more stems of ours over clinical nursing: 23
+                                       # passed): "중심정맥관 드레싱 교환 시 주의할 점은?" read 중심 + 정맥 + 관
+                                       "중심정맥관")
 # dental terms the analyser splits ("맹출" as 맹 + 출, "레진" as 레지): they join the build's user dictionary
 # (`curated_medical_words`), so it reads them whole and they count like the list above. Left out, since as
 # user words they cut other words: 치은 (가르치은), 치주 (…치 주기), 영구치 (영구치료 → 영구치 + 료)
@@ -155,6 +158,9 @@ DENTAL_USER_WORDS: tuple[str, ...] = (
     # 납 (납형), 철 (가철성) in a sentence; none occurs in the shared non-medical questions. With 도재 a user word,
     # 금속도재관 and 전부도재관 are read 금속/전부 + 도재 + 관
     "도재", "매몰재", "주조체", "이장재", "합착", "합착제", "경석고", "납형", "가철성",
+    # 2026-11-30 (third round, 12 more stems of ours over dental hygiene: 11 passed): "인상채득 시 알지네이트의 혼합
+    # 시간은?" (P 0.22) read 인상 + 채 + 득; none occurs in the shared non-medical questions
+    "인상채득",
 )
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
 # a parent crushes a tablet into ("가루약"): no non-medical source uses them (checked 2026-11-26) but

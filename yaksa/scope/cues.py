@@ -23,6 +23,11 @@ _I = re.IGNORECASE
 # (42 posts), 편입 in "마른 편입니다" (101), a post's opening 안녕하세요 as small talk (832), 사이즈 of a
 # lump (17), 고등학교 of a student's self-description (37; 4 of the 3,000 non-medical questions).
 
+# 교환 is a shop's exchange, not a dressing, a tube or a bandage changed, nor an exchange transfusion: "수술 부위
+# 드레싱 교환은 언제 해요?" and "화상 드레싱 교환할 때 아파요" (ours, 2026-11-30) were refused on the shopping cue.
+# Of the shared texts, one non-medical question and one post say 교환, neither of these.
+_CARE_EXCHANGE = r"(?<!드레싱)(?<!드레싱 )(?<!거즈)(?<!거즈 )(?<!붕대)(?<!붕대 )(?<!혈장)(?<!혈장 )(?<!관)(?<!관 )교환(?!\s?수혈)"
+
 CUES: dict[str, re.Pattern[str]] = {
     "finance": re.compile(
         r"바이오주|창업 ?비용|\bmortgage\b|refinanc\w*|make money|주식|(?<![가-힣\d])주가|코스피|코스닥|상장|공모주|청약|\bETF\b|펀드|배당|시세|환율|금리|적금|예금|대출|비트코인|코인|투자"
@@ -54,7 +59,7 @@ CUES: dict[str, re.Pattern[str]] = {
     "assistant": re.compile(r"냉동고|냉동실|안방|거실|부엌|가스레인지|가스\s?밸브|현관문|메일|미팅|알람|스케줄|(?<![가-힣])생신(?!분)|조명|커튼"
                             r"|\balarm\b|remind me|\bthermostat\b|\bemail\b|\bcalendar\b", _I),
     "shopping": re.compile(
-        r"마스크팩|선물 ?세트|\bsneakers\b|worth it|최저가|쿠폰|할인|택배|배송|반품|교환|행사|1\+1|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
+        r"마스크팩|선물 ?세트|\bsneakers\b|worth it|최저가|쿠폰|할인|택배|배송|반품|" + _CARE_EXCHANGE + r"|행사|1\+1|원피스|패딩|\b(my|track)\b.{0,20}\border\b|\bdiscount\b|gift sets?"
         r"|worth buying|\bshoes\b|\bcheapest\b", _I),
     "politics": re.compile(
         r"선거|총선|대통령|지지율|국회|정당|찬성|파업|증원|prime minister|\belection|\bparty\b|\bpolicy\b|electoral",
