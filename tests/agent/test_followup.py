@@ -108,7 +108,8 @@ def test_several_drugs_or_none_means_asking_which_one(catalog: DrugCatalog) -> N
 
     nothing = resolve("그 약은 하루에 몇 번 먹어요?", [], catalog.link)
     assert nothing.refers_back and not nothing.resolved and not nothing.candidates
-    assert "약 이름" in clarify_reply(nothing)
+    assert "약 이름" in clarify_reply(nothing) and "앞선 대화에서 찾지 못했" in clarify_reply(nothing)
+    assert "앞선 대화" not in clarify_reply(nothing, first_message=True)
     # an acknowledgement lists the remembered medicines, but it is not an answer about them
     ack = turns(("저 65세예요", "말씀하신 내용을 기억해 두고 다음 답변에 반영할게요. 지금까지 기억한 내용: 페니라민정"))
     assert not resolve("그 약은 하루에 몇 번 먹어요?", ack, catalog.link).resolved
@@ -243,6 +244,7 @@ def test_a_first_message_that_leaves_its_drug_out_asks_which_and_remembers_the_p
     first = runner.run("임신 20주인데 먹어도 돼요?", "new-user")
     assert not first.blocked and first.trace["intent"] == "clarify" and not first.citations
     assert "약 이름" in first.answer and SAFETY_LINE_KO in first.answer
+    assert "앞선 대화" not in first.answer   # there is none to speak of
     assert "임신" in first.profile_summary and "임신" in runner.profile("new-user")["summary"]
     then = runner.run("페니라민정 먹어도 돼요?", "new-user")
     assert then.citations and "임신" in then.profile_summary

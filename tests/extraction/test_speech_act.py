@@ -21,6 +21,10 @@ QUESTIONS = [
     "무좀약 바르는 법",
     "배탈 나서 설사해요",
     "밤에 기침이 심해요",
+    # a child's fever said as rising, staying or hot (were statements: "I'll remember that", no answer)
+    "아기가 열이 올라요",
+    "아기 열이 안 떨어져요",
+    "아기가 몸이 뜨거워요",
     "머리가 지끈지끈 아파요",
     "두통이 있는데 아세트아미노펜 먹어도 되나요?",
     "임신 중인데 타이레놀 먹어도 되나요",

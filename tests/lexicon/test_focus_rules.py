@@ -224,3 +224,11 @@ def test_heat_rising_in_the_body_is_no_fever() -> None:
     """A real post, "몸에 열이 오르면 미친듯이 가려운 증상이 2년넘게 …", got acetaminophen while 열이 오르다 was a fever
     phrasing (tried and dropped the same day): the itch is the complaint."""
     assert "발열" not in named_symptoms("몸에 열이 오르면 미친듯이 가려워요")
+
+
+@pytest.mark.parametrize("question", ["아기가 열이 올라요", "아이 열이 안 떨어져요", "열이 계속 올라요", "아기가 몸이 뜨거워요"])
+def test_a_childs_rising_fever_or_one_that_stays_is_a_fever(question: str) -> None:
+    """"아기가 열이 올라요" named no symptom and was remembered as a statement about an infant, with no answer:
+    a child's 열이 오르다, or a fever that keeps rising or will not come down, is a fever (heat in an adult's body
+    is not, above)."""
+    assert "발열" in named_symptoms(question)

@@ -286,9 +286,15 @@ def _resolve_implicit(question: str, history: Sequence[dict[str, str]], link: Li
     return Resolution(standalone, referent=Referent(drugs[0], source, back), implicit=True)
 
 
-def clarify_reply(resolution: Resolution) -> str:
-    """The question back when the referent is unknown or ambiguous: which drug is meant (no guess)."""
-    if resolution.candidates:
+def clarify_reply(resolution: Resolution, *, first_message: bool = False) -> str:
+    """The question back when the referent is unknown or ambiguous: which drug is meant (no guess).
+
+    `first_message`: there is no earlier turn, so the reply does not speak of one ("임신 20주인데 먹어도 돼요?"
+    as a first message was told the drug was not found "in the conversation so far")."""
+    if first_message:
+        ask = ("어떤 약을 말씀하시는지 알려 주세요. "
+               "약 이름을 넣어 다시 물어봐 주세요 (예: \"타이레놀 먹어도 돼요?\").")
+    elif resolution.candidates:
         listed = with_particle(", ".join(resolution.candidates), "subject")
         ask = (f"앞선 대화에 {listed} 함께 나와서 어느 약을 말씀하시는지 확실하지 않아요. "
                "약 이름을 넣어 다시 물어봐 주세요.")

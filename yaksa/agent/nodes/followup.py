@@ -48,6 +48,7 @@ def resolve_followup(deps: AgentDeps):
             # "이거 먹고 운전해도 됨? 감기약임": nothing earlier, but the message says what it is about
             return {}
         # no referent, or several: ask which drug rather than answer about a guess
-        return {"intent": "clarify", "answer": clarify_reply(resolution), "citations": [], "verified": False}
+        reply = clarify_reply(resolution, first_message=not history)
+        return {"intent": "clarify", "answer": reply, "citations": [], "verified": False}
     return run
 
