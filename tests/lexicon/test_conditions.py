@@ -41,6 +41,16 @@ def test_conditions_followed_by_a_word() -> None:
     assert conditions_followed_by("당뇨 원인", asks) == ("당뇨병",)        # the preferred name
     assert conditions_followed_by("혈압약 부작용", asks) == ()
     assert conditions_followed_by("고혈압이 있는데 두통 증상", asks) == ()
+    # the longest name is 수면무호흡증, but 수면무호흡's 증상 is asked about
+    assert conditions_followed_by("수면무호흡 증상이 있으면 피곤한가요?", asks) == ("수면무호흡증",)
+
+
+def test_one_matcher_decides_a_mention() -> None:
+    """find_conditions and without_conditions read the same list one way (they were a substring test and a
+    spaced regex): a name inside a longer one is no mention, so 저혈압약 is not 혈압약 (고혈압)."""
+    assert find_conditions("저혈압약 먹는데 괜찮을까요") == ("저혈압",)
+    assert find_conditions("고 혈압이랑 당뇨가 있어요") == ("고혈압", "당뇨병")
+    assert without_conditions("저혈압약 먹는데").split() == ["약", "먹는데"]
 
 
 def test_without_conditions_cuts_every_named_condition_however_spaced() -> None:

@@ -61,17 +61,27 @@ ASKS_ABOUT_A_DISEASE_EN = re.compile(
     r"|what\s+are|who\s+gets)\b(?:\s+(?:of|for|the|a|an))*\s*$", re.IGNORECASE)
 
 
-def find_conditions(text: str) -> tuple[str, ...]:
-    """The preferred names of the conditions `text` names, in lexicon order, de-duplicated."""
-    compact = without_spaces(text)
-    found = [preferred for name, preferred in _names() if name in compact]
-    return tuple(dict.fromkeys(found))
-
-
 @cache
 def _spoken_names() -> re.Pattern[str]:
-    """Every kept name, longest first, with any spacing between its letters ("고 혈압", "당뇨병")."""
+    """Every kept name, longest first, with any spacing between its letters ("고 혈압", "당뇨병"): the one
+    matcher of what a condition mention is, for finding, cutting and "asked about" alike (a name inside a
+    longer one is no mention of its own: "저혈압약" is a low-blood-pressure medicine, not 혈압약)."""
     return re.compile("|".join(r"\s*".join(map(re.escape, name)) for name, _preferred in _names()))
+
+
+def _mentions(text: str) -> list[re.Match[str]]:
+    return list(_spoken_names().finditer(text))
+
+
+def _preferred_in_lexicon_order(names: list[str]) -> tuple[str, ...]:
+    preferred = dict(_names())
+    rank = {name: i for i, (name, _preferred) in enumerate(_names())}
+    return tuple(dict.fromkeys(preferred[name] for name in sorted(set(names), key=rank.__getitem__)))
+
+
+def find_conditions(text: str) -> tuple[str, ...]:
+    """The preferred names of the conditions `text` names, in lexicon order, de-duplicated."""
+    return _preferred_in_lexicon_order([without_spaces(m.group()) for m in _mentions(text)])
 
 
 def without_conditions(text: str) -> str:
@@ -82,13 +92,15 @@ def without_conditions(text: str) -> str:
 
 def conditions_followed_by(text: str, after: re.Pattern[str]) -> tuple[str, ...]:
     """The preferred names of the conditions `text` names where a name is directly followed by `after`
-    (matched on the text with spaces removed): "고혈압 증상이 뭐예요?" with `ASKS_ABOUT_A_DISEASE` gives 고혈압,
-    "혈압약 부작용" does not."""
-    compact = without_spaces(text)
-    found = [preferred for name, preferred in _names()
-             if any(after.match(compact, i + len(name)) for i in _positions(compact, name))]
-    return tuple(dict.fromkeys(found))
+    (matched on the rest of the text with spaces removed): "고혈압 증상이 뭐예요?" with `ASKS_ABOUT_A_DISEASE` gives
+    고혈압, "혈압약 부작용" does not. A mention's shorter names count too: "수면무호흡 증상이" is matched as
+    수면무호흡증 (the longest name) but asks about 수면무호흡's 증상."""
+    return _preferred_in_lexicon_order([name for m in _mentions(text) for name, end in _names_within(text, m)
+                                        if after.match(without_spaces(text[end:]))])
 
 
-def _positions(text: str, name: str) -> list[int]:
-    return [i for i in range(len(text)) if text.startswith(name, i)]
+def _names_within(text: str, mention: re.Match[str]) -> list[tuple[str, int]]:
+    """Every kept name the mention starts with, and the offset in `text` where that name ends."""
+    ends = [i + 1 for i in range(mention.start(), mention.end()) if not text[i].isspace()]
+    compact = without_spaces(mention.group())
+    return [(name, ends[len(name) - 1]) for name, _preferred in _names() if compact.startswith(name)]
