@@ -253,6 +253,10 @@ def test_a_question_about_what_to_eat_is_told_the_labels_hold_nothing_on_food() 
     assert food_info_reply(("달걀",), ("infant",)).startswith("달걀을 먹여도") and "소아청소년과" in food_info_reply(
         ("달걀",), ("infant",))
     assert "산부인과" in food_info_reply(("회",), ("pregnant",))
+    # "당뇨 있는데 뭐 먹어도 돼요?" may ask which medicine is safe: how to ask that is said too
+    both = food_info_reply(("음식",), which_medicine="당뇨병")
+    assert both.startswith("어떤 음식이 좋은지") and "약의 이름이나 증상을 알려 주세요" in both and "당뇨병에 조심할" in both
+    assert "약의 이름이나 증상" not in food_info_reply(("음식",))
 
 
 def test_a_food_question_is_answered_so_through_the_agent(make_runner) -> None:
@@ -260,6 +264,8 @@ def test_a_food_question_is_answered_so_through_the_agent(make_runner) -> None:
                                                    variant="self_refine_heuristic")
     assert result.trace["post_answer"] == "food_info" and not result.citations
     assert result.answer.startswith("바나나를 먹어도 되는지")
+    vague = make_runner(enforce_safety=False).run("당뇨 있는데 뭐 먹어도 돼요?", "food2", variant="self_refine_heuristic")
+    assert vague.trace["post_answer"] == "food_info" and not vague.citations and "당뇨병에 조심할" in vague.answer
 
 
 def test_signs_of_depression_naming_no_condition_are_sent_to_a_psychiatrist(make_runner) -> None:

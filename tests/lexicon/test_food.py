@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.food import foods_asked_about
+from yaksa.lexicon.food import asks_what_to_eat, foods_asked_about
 
 
 @pytest.mark.parametrize(("question", "foods"), [
@@ -17,6 +17,8 @@ from yaksa.lexicon.food import foods_asked_about
     ("달걀먹어도 되나요", ("달걀",)),
     ("고혈압에 좋은 음식 알려주세요", ("음식",)),
     ("당뇨 식단 어떻게 짜요?", ("음식",)),
+    ("당뇨 있는데 뭐 먹어도 돼요?", ("음식",)),        # a diet, or which medicine: said which by neither
+    ("고혈압인데 어떤 걸 먹으면 좋아요?", ("음식",)),
 ])
 def test_a_question_about_eating_names_its_food(question: str, foods: tuple[str, ...]) -> None:
     assert foods_asked_about(question) == foods
@@ -34,3 +36,14 @@ def test_a_question_about_eating_names_its_food(question: str, foods: tuple[str,
 ])
 def test_not_a_question_about_eating(question: str) -> None:
     assert foods_asked_about(question) == ()
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("당뇨 있는데 뭐 먹어도 돼요?", True),
+    ("임신 중인데 뭘 먹어야 하나요?", True),
+    ("당뇨 있는데 감기 걸렸어요 뭐 먹어야 돼요", False),   # a symptom: what treats it, the search answers
+    ("뭐 먹어도 돼요?", False),                           # nobody's condition: nothing to read it by
+    ("고혈압인데 무슨 약 먹어도 돼요?", False),           # asks for a medicine, plainly
+])
+def test_what_may_i_eat_with_a_condition(question: str, asks: bool) -> None:
+    assert asks_what_to_eat(question) is asks

@@ -90,18 +90,24 @@ def disease_info_reply(conditions: Sequence[str]) -> str:
             f"받으세요. {SAFETY_LINE_KO}")
 
 
-def food_info_reply(foods: Sequence[str], population: Sequence[str] = ()) -> str:
+def food_info_reply(foods: Sequence[str], population: Sequence[str] = (), *, which_medicine: str | None = None) -> str:
     """A short Korean question about what to eat, naming no medicine (`yaksa.lexicon.food`: "콜레스테롤이 높은데
     달걀 먹어도 되나요?"): the drug labels hold nothing on food, so none is quoted; who decides a diet (for a
-    pregnancy or a baby, their doctor), and that a named medicine's label does say what not to take it with."""
+    pregnancy or a baby, their doctor), and that a named medicine's label does say what not to take it with.
+
+    `which_medicine`: the question may ask which medicine is safe ("당뇨 있는데 뭐 먹어도 돼요?",
+    `yaksa.lexicon.food.asks_what_to_eat`); the person's condition ("당뇨병") or "임신 중", so the reply says how
+    to ask that too."""
     named = [f for f in foods if f != "음식"]
     child = bool(CHILD_POPULATIONS & set(population))
     verb = "먹여도" if child else "마셔도" if named and all(f in DRINKS for f in named) else "먹어도"
     what = f"{with_particle(', '.join(named[:3]), '을', '를')} {verb} 되는지" if named else "어떤 음식이 좋은지"
     who = ("산부인과 의사" if "pregnant" in population or "breastfeeding" in population
            else "소아청소년과 의사" if child else "진료하는 의사나 임상영양사")
+    medicine = ("드셔도 되는 약을 물으신 거라면 드시려는 약의 이름이나 증상을 알려 주세요. 그 약의 허가 정보에서 "
+                f"{which_medicine}에 조심할 내용을 찾아 드립니다. ") if which_medicine else ""
     return (f"{what}는 이 서비스가 답하는 의약품 허가 정보에 없는 내용이라 답으로 드리지 않습니다. 지병이나 임신, "
-            f"아이의 나이에 맞는 식사는 {who}와 상의하세요. 복용 중인 약이 있으면 약 이름을 알려 주세요. 그 약의 "
+            f"아이의 나이에 맞는 식사는 {who}와 상의하세요. {medicine}복용 중인 약이 있으면 약 이름을 알려 주세요. 그 약의 "
             f"허가 정보에 함께 먹으면 안 되는 음식이나 술이 적혀 있으면 찾아 드립니다. {SAFETY_LINE_KO}")
 
 

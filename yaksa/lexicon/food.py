@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import re
 
+from yaksa.lexicon.conditions import find_conditions
+from yaksa.lexicon.focus import named_symptoms
+
 # foods and drinks people ask about eating with a condition, in pregnancy or for a baby (longer names first
 # where one contains another: 돼지고기 before 고기)
 FOODS = (
@@ -48,6 +51,24 @@ _GOOD_OR_BAD_FOOD = re.compile(r"(?:좋은|나쁜|안\s*좋은|해로운|피해�
 _MEDICINE = re.compile(r"약|영양제|보충제|비타민|유산균|오메가|홍삼|철분|칼슘|아연|마그네슘|캡슐|시럽|연고|주사")
 
 
+# "뭐 먹어도 돼요?", "어떤 걸 먹어야 하나요?": what to eat, or which medicine to take, not said which
+_WHAT_TO_EAT = re.compile(r"(?:뭐|뭘|무엇|무얼|어떤\s*(?:거|걸|것|음식))\s*(?:을|를)?\s*(?:좀\s*)?"
+                          r"(?:먹어도|먹어야|먹으면\s*(?:좋|되|돼|괜찮)|먹는\s*게|드셔도|먹여도|먹을\s*수)")
+_PREGNANCY = re.compile(r"임신|임산부|수유")
+
+
+def asks_what_to_eat(question: str) -> bool:
+    """"당뇨 있는데 뭐 먹어도 돼요?": a person's condition (or pregnancy) and "what may I eat", with no symptom,
+    medicine or food named. It asks about a diet or about which medicine is safe, and says neither; it got a
+    tonic's uses and a diarrhoea diet note from labels sharing a word (2026-11-30). With a symptom named ("당뇨
+    있는데 감기 걸렸어요 뭐 먹어야 돼요") it asks what treats the symptom, and the search answers that."""
+    if _MEDICINE.search(question) or not _WHAT_TO_EAT.search(question):
+        return False
+    if not (find_conditions(question) or _PREGNANCY.search(question)):
+        return False
+    return not named_symptoms(question)
+
+
 def foods_asked_about(question: str) -> tuple[str, ...]:
     """The foods a question about what to eat names ("달걀"), ("음식",) for a question about good or bad foods
     naming none, or () when it is not about eating or names a medicine or a supplement (module doc)."""
@@ -56,4 +77,4 @@ def foods_asked_about(question: str) -> tuple[str, ...]:
     foods = tuple(dict.fromkeys(re.sub(r"\s+", " ", m.group("food")) for m in _FOOD_EATEN.finditer(question)))
     if foods:
         return foods
-    return ("음식",) if _GOOD_OR_BAD_FOOD.search(question) else ()
+    return ("음식",) if _GOOD_OR_BAD_FOOD.search(question) or asks_what_to_eat(question) else ()
