@@ -245,6 +245,7 @@ def test_a_first_message_that_leaves_its_drug_out_asks_which_and_remembers_the_p
     assert not first.blocked and first.trace["intent"] == "clarify" and not first.citations
     assert "약 이름" in first.answer and SAFETY_LINE_KO in first.answer
     assert "앞선 대화" not in first.answer   # there is none to speak of
+    assert "plan" not in first.trace   # no search follows a question back: no retrieval plan is made for it
     assert "임신" in first.profile_summary and "임신" in runner.profile("new-user")["summary"]
     then = runner.run("페니라민정 먹어도 돼요?", "new-user")
     assert then.citations and "임신" in then.profile_summary

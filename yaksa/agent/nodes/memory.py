@@ -38,7 +38,9 @@ def extract_slots(deps: AgentDeps):
         # a cached answer is already chosen; a mental-health concern stated as facts ("감정 기복이 심하고
         # 우울해요": MedCAT reads 우울증) is answered with where to get help, not "I'll remember that"
         # ... nor is a turn that asks which drug is meant (its reply is chosen; its facts are still remembered)
-        if (slots and kind == "statement" and not state.get("cache_hit") and state.get("intent") != "clarify"
+        if state.get("intent") == "clarify":
+            return update   # its reply is chosen and no search follows: no statement, no retrieval plan
+        if (slots and kind == "statement" and not state.get("cache_hit")
                 and not passed_as_a_mind_concern(state.get("scope"))):
             update["intent"] = "statement"
         elif flags.active_retrieval:
