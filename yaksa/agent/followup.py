@@ -216,16 +216,18 @@ def elliptical(question: str) -> bool:
     text = question.strip()
     if len(text) > ELLIPTICAL_MAX_CHARS or referring_expression(text) is not None or not _ELLIPTICAL.search(text):
         return False
-    return set(terms(text)) <= FOLLOWUP_WORDS or _states_a_condition(text)
+    rest = without_conditions(text)
+    # the words are read once for most questions (they name no condition); twice only when the condition
+    # reading fails
+    return (rest != text and _states_a_condition(text, rest)) or set(terms(text)) <= FOLLOWUP_WORDS
 
 
-def _states_a_condition(text: str) -> bool:
+def _states_a_condition(text: str, rest: str) -> bool:
     """"고혈압이 있는데 먹어도 돼요?" after "타이레놀 하루에 몇 번 먹어요?": the condition is the person's, the drug the
     last turn's (it got naproxen's side effects, found as a user 2026-11-30, as the pregnancy once got an antacid's
-    dose). Every other word must be about taking a medicine, and the question must not ask which to take
-    ("당뇨 있는데 뭐 먹어도 돼요?" is a new question)."""
-    rest = without_conditions(text)
-    return rest != text and not _WHICH.search(text) and set(terms(rest)) <= FOLLOWUP_WORDS | _PERSON_WORDS
+    dose). Every other word (`rest`: the text without its conditions) must be about taking a medicine, and the
+    question must not ask which to take ("당뇨 있는데 뭐 먹어도 돼요?" is a new question)."""
+    return not _WHICH.search(text) and set(terms(rest)) <= FOLLOWUP_WORDS | _PERSON_WORDS
 
 
 def follows_an_answer(history: Sequence[dict[str, str]]) -> bool:
