@@ -170,3 +170,19 @@ def test_with_watch_signs_goes_before_the_consult_line_once() -> None:
     assert once.startswith("어린이타이레놀") and once.endswith("꼭 상담하세요.")
     assert with_watch_signs(once, rules, question) == once          # a cached answer that has them keeps one copy
     assert with_watch_signs(answer, None, question) == answer
+    first = with_watch_signs(answer, rules, question, first=True)
+    assert first.startswith("열이 날 때 진료가 필요한 경우") and first.endswith(answer)
+
+
+def test_a_feverish_baby_of_unknown_age_hears_when_to_go_first(make_runner) -> None:
+    """"아기가 열이 올라요" was remembered as a statement with no answer; read as a fever, a baby whose months are not
+    said may be under 3 months, where any fever of 38 °C means going now (NICE NG143): that comes before a label's
+    children's dose. A child (아이) of unknown age keeps the labels first."""
+    from yaksa.evaluation.urgent import urgent_first
+
+    baby = make_runner().run("아기가 열이 올라요", "baby-unknown-age")
+    assert baby.trace.get("intent") != "statement" and "red_flag" not in baby.trace
+    assert baby.trace["watch_signs"][0] == "fever_under_3_months"
+    assert baby.answer.startswith("열이 날 때 진료가 필요한 경우") and urgent_first(baby.answer)
+    child = make_runner().run("아이가 열이 나요 해열제 얼마나 먹여요?", "child-unknown-age")
+    assert child.trace["watch_signs"] and not child.answer.startswith("열이 날 때 진료가 필요한 경우")

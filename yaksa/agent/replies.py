@@ -128,10 +128,13 @@ def fever_care_reply(text: str, flags: Sequence[RedFlag]) -> str:
             f"{lines}\nIf anything else worries you, do not wait to be seen. {SAFETY_LINE_EN}")
 
 
-def with_watch_signs(answer: str, flags: Sequence[RedFlag] | None, text: str) -> str:
+def with_watch_signs(answer: str, flags: Sequence[RedFlag] | None, text: str, *, first: bool = False) -> str:
     """The answer with, before its closing consult line, when the child's fever needs a doctor (`watch_rules`:
     a feverish child's dose question meeting no red-flag rule); unchanged without rules, for an empty answer,
-    or when the answer already lists them (a cached answer, a fever-care reply)."""
+    or when the answer already lists them (a cached answer, a fever-care reply).
+
+    `first`: the list opens the answer, for a baby whose age is not known ("아기가 열이 올라요"): under 3 months any
+    fever of 38 °C is "go now" (NICE NG143), which a parent must read before a label's children's dose."""
     if not flags or not answer.strip():
         return answer
     advice = [f.advice(text) for f in flags]
@@ -142,6 +145,8 @@ def with_watch_signs(answer: str, flags: Sequence[RedFlag] | None, text: str) ->
     else:
         block = "When a fever needs a doctor (from clinical guidelines, not from medicine labels):\n"
     block += "\n".join(f"- {a}" for a in advice)
+    if first:
+        return f"{block}\n\n{answer}"
     head, sep, last = answer.rpartition("\n\n")
     if sep and has_safety_line(last) and not CITATION.search(last):
         return f"{head}\n\n{block}\n\n{last}"

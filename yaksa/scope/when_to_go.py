@@ -23,7 +23,8 @@ from yaksa.extraction.post_reader import is_long
 from yaksa.scope.red_flags import FEVER_TEMP, ReadMessage, RedFlag, load_table, read_message
 
 # in the order the reply lists them: by age, then the signs, then how long
-CHILD_FEVER_RULES = ("fever_under_3_months", "fever_3_to_6_months", "child_fever_red", "child_fever_amber",
+BABY_FEVER_RULE = "fever_under_3_months"   # any fever of 38 °C under 3 months: go now
+CHILD_FEVER_RULES = (BABY_FEVER_RULE, "fever_3_to_6_months", "child_fever_red", "child_fever_amber",
                      "child_fever_5_days")
 ADULT_FEVER_RULES = ("meningitis_signs", "sepsis_signs", "fever_breathless")
 PREGNANCY_FEVER_RULES = ("pregnancy_fever",)
