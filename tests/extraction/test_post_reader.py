@@ -345,6 +345,14 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
     ("감기약을 3개월 동안 먹었어요", None),           # a duration, no baby
     ("5살 아이가 열이 나요", 60.0),
     ("32세 엄마인데 3개월 아기가 열이 나요", 3.0),    # the youngest person stated
+    # ages as parents write them in words (were no age: "애기 두돌인데" was an infant)
+    ("애기 두돌인데 열이 38.7이에요", 24.0),
+    ("세 살 아이 해열제 얼마나 먹여요?", 36.0),
+    ("다섯살 딸이 열이 나요", 60.0),
+    ("돌 지난 아기가 기침해요", 13.0),
+    ("두 돌 지난 아들", 24.0),                       # 두 돌, not also 돌 지난
+    ("세 살 때 수술했어요", None),                   # a time in the past
+    ("열이 살짝 나요", None),                        # 열 of a fever
 ])
 def test_the_youngest_age_stated_in_months(message: str, months: float | None) -> None:
     assert youngest_stated_months(message) == pytest.approx(months, abs=0.01) if months else youngest_stated_months(message) is None

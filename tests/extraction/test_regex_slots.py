@@ -159,3 +159,13 @@ def test_mixed_sentence_in_order() -> None:
 def test_rejects_non_text() -> None:
     with pytest.raises(TypeError, match="expects str"):
         regex_slots(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "years"), [
+    ("세 살 아이 열이 나요", 3.0), ("다섯살 딸", 5.0), ("두돌 애기 열나요", 2.0), ("돌 지난 아기", 1.0),
+    ("세 살 때 수술했어요", None), ("하루 세 번 먹어요", None),
+])
+def test_an_age_in_words_is_an_age(text: str, years: float | None) -> None:
+    """"두돌 애기" was filed as an infant with no age, "세 살 아이" as nobody (2026-11-30)."""
+    ages = [s.value for s in regex_slots(text) if s.name == "age"]
+    assert ages == ([years] if years is not None else [])

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaksa.extraction.regex_slots import regex_slots
+from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBERS, regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
 from yaksa.lexicon.focus import ADULT_AGE, ELDERLY_AGE
@@ -564,6 +564,11 @@ def _ages(sentence: str) -> list[tuple[int, int, float | None, float | None]]:
         years = int(m.group("n") or m.group("m"))
         if 0 < years <= 120:
             found.append((m.start(), m.end(), float(years), None))
+    for m in AGE_IN_WORDS.finditer(sentence):
+        found.append((m.start(), m.end(), float(KOREAN_NUMBERS[m.group("w")]), None))
+    for pattern, months in DOL_MONTHS:
+        for m in pattern.finditer(sentence):
+            found.append((m.start(), m.end(), round(months / 12, 2), months))
     for m in _SCHOOL.finditer(sentence):
         base = {"초": 6, "중": 13, "고": 16}[m.group("k")]
         found.append((m.start(), m.end(), float(base + int(m.group("n")) - 1), None))

@@ -31,6 +31,18 @@ _AGE = re.compile(
     r"|\bage[d]?\s+(?P<a>\d{1,3})\b",
     re.IGNORECASE,
 )
+# Korean number words of an age ("세 살", "다섯살") and a birthday counted in 돌 ("두 돌", "돌 지난 아기"): how parents
+# write a child's age. "애기 두돌인데 열이 38.7이에요" was filed as an infant of no stated age (2026-11-30). One table
+# for the slots here, the post reader (`yaksa.extraction.post_reader`) and the red-flag rules (`yaksa.scope.red_flags`).
+KOREAN_NUMBERS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
+# not a time ("세 살 때", "다섯 살부터"), and not 열 of a fever ("열이 살짝": no 살 right after 열 there)
+AGE_IN_WORDS = re.compile(rf"(?<![가-힣])(?P<w>{'|'.join(KOREAN_NUMBERS)})\s?살"
+                          r"(?!\s*(?:때|떄|까지|무렵|전|후|이상|이하|미만|부터|쯤|정도|동안|넘게))")
+DOL_MONTHS: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"(?<![두세])(?<![두세]\s)(?:돌쟁이|돌\s?지난|첫\s?돌)"), 13.0),   # past the first birthday
+    (re.compile(r"(?<![가-힣])두\s?돌"), 24.0),
+    (re.compile(r"(?<![가-힣])세\s?돌"), 36.0),
+)
 _DECADE = re.compile(
     r"(?<!\d)(?P<k>[1-9]0)\s*대(?!\s*(?:이상|이하|부터))|\bin\s+(?:my|his|her|their)\s+(?P<e>[1-9]0)s\b", re.IGNORECASE
 )
@@ -107,6 +119,11 @@ def _age_items(text: str) -> Iterator[tuple[int, SlotItem]]:
         years = int(m.group("n") or m.group("e") or m.group("a"))
         if 0 < years <= 120:
             yield m.start(), SlotItem("demographics", "age", float(years), "years", text=m.group(0))
+    for m in AGE_IN_WORDS.finditer(text):
+        yield m.start(), SlotItem("demographics", "age", float(KOREAN_NUMBERS[m.group("w")]), "years", text=m.group(0))
+    for pattern, months in DOL_MONTHS:
+        for m in pattern.finditer(text):
+            yield m.start(), SlotItem("demographics", "age", float(months // 12), "years", text=m.group(0))
     for m in _DECADE.finditer(text):
         yield m.start(), SlotItem("demographics", "age_group", f"{m.group('k') or m.group('e')}s", text=m.group(0))
     for group, pattern in _AGE_GROUPS:

@@ -58,6 +58,7 @@ from typing import Any
 
 import yaml
 
+from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBERS
 from yaksa.scope.decision import ScopeDecision
 
 TABLE_FILE = "red_flags.yaml"
@@ -454,7 +455,6 @@ def _negated_before_en(text: str, start: int) -> bool:
 
 # --- facts: ages, temperature, duration ------------------------------------------------------------
 
-_KO_NUM = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
 _BABY = r"(?:아기|아가|애기|신생아|여아|남아|딸|아들|우리\s?애|남자\s?(?:아이|아기|애)|여자\s?(?:아이|아기|애)|아이|손자|손녀|조카|유아|영아)"
 _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:생후|태어난\s?지|출생\s?후)\s?(\d{1,3})\s?일"), "d"),
@@ -472,7 +472,7 @@ _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         rf"|{_BABY}|남자|여자|둥이|\(|,|\s?\d{{1,2}}\s?일)"), "m"),
     (re.compile(r"(한|두|세)\s?달\s?(?:된|짜리|하고|이\s?(?:된|안\s?된|지난)|안\s?된)"), "km"),
     (re.compile(r"(?:만\s?)?(?<![\d.])(\d{1,2})\s?(?:살|세)(?!대|기|트|균|척|제|금|계|상|포|탁|미|련|수|입|출|율|월|례|배|무|때|까지|무렵|이후|이전|부터)"), "y"),
-    (re.compile(r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s?살(?!\s?(?:때|까지|무렵))"), "ky"),
+    (AGE_IN_WORDS, "ky"),
     (re.compile(r"(?<!\d)([1-9])0\s?대"), "decade"),
     (re.compile(r"(?:초등학교\s?([1-6])\s?학년|(?<![가-힣])초\s?([1-6])(?![\d가-힣]))(?!\s?(?:때|시절))"), "grade_e"),
     (re.compile(r"(?:초등학생|초딩)(?!\s?(?:때|시절))"), "9y"),
@@ -480,8 +480,7 @@ _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:고등학생|고등학교|(?<![가-힣])고\s?[1-3](?![\d가-힣])|고딩)(?!\s?(?:때|시절))"), "17y"),
     (re.compile(r"대학생|대학교"), "21y"),
     (re.compile(r"신생아(?!\s?(?:때|시절|시기|기에|였을))"), "14d"),
-    (re.compile(r"돌쟁이|돌\s?지난|첫\s?돌"), "13m"),
-    (re.compile(r"두\s?돌"), "24m"),
+    *((pattern, f"{months:g}m") for pattern, months in DOL_MONTHS),
     (re.compile(r"유치원|어린이집"), "4y"),
     (re.compile(r"\bnewborn\b|\bneonate\b"), "14d"),
     (re.compile(r"\b(\d{1,3})[\s-]+(day|week|month|year)s?[\s-]+old\b"), "en"),
@@ -530,9 +529,9 @@ def _age_days(m: re.Match[str], kind: str) -> float | None:
     if kind == "ym" and num is not None:
         return num * 365.0 + int(groups[1]) * 30.4
     if kind == "km":
-        return _KO_NUM[groups[0]] * 30.4
+        return KOREAN_NUMBERS[groups[0]] * 30.4
     if kind == "ky":
-        return _KO_NUM[groups[0]] * 365.0
+        return KOREAN_NUMBERS[groups[0]] * 365.0
     if kind == "decade" and num is not None:
         return (num * 10 + 5) * 365.0
     if kind == "grade_e" and num is not None:
