@@ -11,6 +11,8 @@ from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
     ("임신 중인데 타이레놀 먹어도 되나요", "precautions"),
     ("케토톱 붙이고 햇빛 봐도 되나요", "precautions"),
     ("탁센 하루에 최대 몇 알", "usage"),
+    ("타이레놀 먹은지 2시간 됐는데 또 먹어도 되나요?", "usage"),   # when the next dose may come
+    ("타이레놀 먹고 3시간 지났는데 다시 먹어도 돼요?", "usage"),
     ("아기 해열제 용량 알려주세요", "usage"),
     ("애드빌 부작용 뭐예요", "side_effects"),
     ("알레르기약 먹으면 졸린가요", "side_effects"),

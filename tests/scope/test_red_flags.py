@@ -514,3 +514,20 @@ def test_a_fever_in_pregnancy_needs_a_doctor_today_even_when_it_comes_and_goes()
     assert flag("임신 중인데 열은 없어요 두통만 있어요") is None
     assert flag("열은 안 났어요") is None
     assert flag("출산 후 열이 나요") is None or flag("출산 후 열이 나요").rule_id != "pregnancy_fever"
+
+
+@pytest.mark.parametrize("text", ["아이가 해열제를 두 배로 먹었어요 어떡해요", "실수로 아이한테 감기약을 두 번 먹였어요",
+                                  "아기한테 타이레놀 먹인 걸 잊고 또 먹였어요"])
+def test_a_child_given_too_much_medicine_is_told_to_get_advice_today(text: str) -> None:
+    """"아이가 해열제를 두 배로 먹었어요 어떡해요" got antipyretics' uses and doses (found as a user, 2026-11-30). NHS:
+    call for advice if a child has had too much paracetamol or ibuprofen, even if they seem well."""
+    flag = red_flag(text)
+    assert flag is not None and flag.rule_id == "child_extra_dose" and flag.urgency == "today"
+    assert flag.withhold_doses and "119" in flag.advice(text) and "다음 약을 먹이지 마세요" in flag.advice(text)
+
+
+@pytest.mark.parametrize("text", ["아이가 밥을 두 배로 먹었어요", "아이 해열제 하루 두 번 먹였어요 괜찮나요",
+                                  "아이 해열제 두 배로 먹여도 되나요?", "타이레놀 실수로 두 번 먹었어요"])
+def test_food_a_dose_asked_about_or_an_adult_is_not_a_childs_extra_dose(text: str) -> None:
+    flag = red_flag(text)
+    assert flag is None or flag.rule_id != "child_extra_dose"
