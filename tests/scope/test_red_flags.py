@@ -428,6 +428,9 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("양치할때보면은 가래나오는데 피가 섞여나올때가 많구요", "haemoptysis_soon"),
     ("기침할 때 피가 나와요", "haemoptysis_soon"),
     ("가래에 핏줄이 보여요", "haemoptysis_soon"),
+    # a real post (weeks of phlegm after antibiotics, chest and back pain) wrote the blood as a colour
+    ("누런색과 약간붉은색이 섞인 가래가 지속돼요", "haemoptysis_soon"),
+    ("가래가 빨간색이에요", "haemoptysis_soon"),
     ("I have been coughing up blood since yesterday", "haemoptysis_soon"),
     ("두 달째 명치가 쓰리고 신물이 올라와요. 체중도 좀 빠진 것 같아요.", "upper_gi_alarm"),
     ("밥을 삼키기 힘들고 살이 빠졌어요", "upper_gi_alarm"),
