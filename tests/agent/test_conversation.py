@@ -62,6 +62,16 @@ def test_profile_of_another_user_is_separate(make_runner) -> None:
     assert runner.profile("a")["items"]
 
 
+def test_a_nursing_mother_is_remembered_as_one(make_runner) -> None:
+    """"수유 중인데 감기약 먹어도 되나요" was answered for a nursing mother, but the profile kept only "증상: 감기",
+    so the next question, naming no one, was asked for anybody."""
+    runner = make_runner()
+    first = runner.run("수유 중인데 감기약 먹어도 되나요", "mother")
+    assert "수유 중" in first.profile_summary
+    later = runner.run("페니라민정 먹어도 되나요?", "mother")
+    assert "breastfeeding" in later.trace["focus"]["population"]
+
+
 def test_baseline_profile_skips_extraction_memory_and_retrieval(make_runner) -> None:
     result = make_runner(enforce_safety=False).run("두통이 있는데 뭐 먹어도 돼요?", "u", variant="baseline")
     assert "retrieve" not in result.trace["nodes"] and "extract_slots" not in result.trace["nodes"]

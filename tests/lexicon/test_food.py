@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.food import asks_what_to_eat, foods_asked_about
+from yaksa.lexicon.food import asks_what_to_eat, foods_asked_about, what_to_eat_for
 
 
 @pytest.mark.parametrize(("question", "foods"), [
@@ -47,3 +47,13 @@ def test_not_a_question_about_eating(question: str) -> None:
 ])
 def test_what_may_i_eat_with_a_condition(question: str, asks: bool) -> None:
     assert asks_what_to_eat(question) is asks
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("당뇨 있는데 뭐 먹어도 돼요?", "당뇨병"),
+    ("임신 중인데 뭘 먹어야 하나요?", "임신 중"),
+    ("수유 중인데 뭐 먹어도 되나요?", "수유 중"),       # the focus population's words, not a third matcher
+    ("뭐 먹어도 돼요?", None),
+])
+def test_whom_what_may_i_eat_is_asked_for(question: str, person: str | None) -> None:
+    assert what_to_eat_for(question) == person

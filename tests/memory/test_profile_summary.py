@@ -35,6 +35,9 @@ def test_empty_and_partial_profiles() -> None:
     assert render_summary([entry(SlotItem("demographics", "gender", "여자")),
                            entry(SlotItem("demographics", "pregnancy", "yes"))], NOW) == "여성 임신 중."
     assert render_summary([entry(SlotItem("demographics", "pregnancy", "no"))], NOW) == ""
+    # a nursing mother is remembered as one: the focus reads "수유 중" back from the summary
+    assert render_summary([entry(SlotItem("demographics", "breastfeeding", "yes"))], NOW) == "수유 중."
+    assert render_summary([entry(SlotItem("demographics", "breastfeeding", "no"))], NOW) == ""
 
 
 def test_value_and_time_formatting() -> None:

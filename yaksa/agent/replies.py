@@ -96,7 +96,7 @@ def food_info_reply(foods: Sequence[str], population: Sequence[str] = (), *, whi
     pregnancy or a baby, their doctor), and that a named medicine's label does say what not to take it with.
 
     `which_medicine`: the question may ask which medicine is safe ("당뇨 있는데 뭐 먹어도 돼요?",
-    `yaksa.lexicon.food.asks_what_to_eat`); the person's condition ("당뇨병") or "임신 중", so the reply says how
+    `yaksa.lexicon.food.what_to_eat_for`); the person's condition ("당뇨병"), "임신 중" or "수유 중", so the reply says how
     to ask that too."""
     named = [f for f in foods if f != "음식"]
     child = bool(CHILD_POPULATIONS & set(population))

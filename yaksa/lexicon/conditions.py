@@ -73,9 +73,16 @@ def _mentions(text: str) -> list[re.Match[str]]:
     return list(_spoken_names().finditer(text))
 
 
+@cache
+def _preferred_and_rank() -> tuple[dict[str, str], dict[str, int]]:
+    """Each kept name's preferred name and its place in `_names()`: built once, since `find_conditions` runs
+    several times a turn."""
+    names = _names()
+    return dict(names), {name: i for i, (name, _preferred) in enumerate(names)}
+
+
 def _preferred_in_lexicon_order(names: list[str]) -> tuple[str, ...]:
-    preferred = dict(_names())
-    rank = {name: i for i, (name, _preferred) in enumerate(_names())}
+    preferred, rank = _preferred_and_rank()
     return tuple(dict.fromkeys(preferred[name] for name in sorted(set(names), key=rank.__getitem__)))
 
 

@@ -18,9 +18,10 @@ MedQuAD's passages, which do cover diet.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from yaksa.lexicon.conditions import find_conditions
-from yaksa.lexicon.focus import named_symptoms
+from yaksa.lexicon.focus import find_population, named_symptoms
 
 # foods and drinks people ask about eating with a condition, in pregnancy or for a baby (longer names first
 # where one contains another: 돼지고기 before 고기)
@@ -54,19 +55,31 @@ _MEDICINE = re.compile(r"약|영양제|보충제|비타민|유산균|오메가|�
 # "뭐 먹어도 돼요?", "어떤 걸 먹어야 하나요?": what to eat, or which medicine to take, not said which
 _WHAT_TO_EAT = re.compile(r"(?:뭐|뭘|무엇|무얼|어떤\s*(?:거|걸|것|음식))\s*(?:을|를)?\s*(?:좀\s*)?"
                           r"(?:먹어도|먹어야|먹으면\s*(?:좋|되|돼|괜찮)|먹는\s*게|드셔도|먹여도|먹을\s*수)")
-_PREGNANCY = re.compile(r"임신|임산부|수유")
+# how the food reply names the person when no condition is named: who `find_population` says asks
+_CAREFUL_PERSON = {"pregnant": "임신 중", "breastfeeding": "수유 중"}
+
+
+@lru_cache(maxsize=1024)
+def what_to_eat_for(question: str) -> str | None:
+    """Whom "뭐 먹어도 돼요?" is asked for: the conditions it names ("당뇨병"), else "임신 중" or "수유 중", or None
+    when the question is not such a question (`asks_what_to_eat`). Cached: a turn asks it twice (is this a food
+    question; whom does the reply name), and it is a pure function of the text."""
+    if _MEDICINE.search(question) or not _WHAT_TO_EAT.search(question):
+        return None
+    if named_symptoms(question):
+        return None
+    if conditions := find_conditions(question):
+        return "·".join(conditions)
+    population = find_population(question)
+    return next((_CAREFUL_PERSON[p] for p in _CAREFUL_PERSON if p in population), None)
 
 
 def asks_what_to_eat(question: str) -> bool:
-    """"당뇨 있는데 뭐 먹어도 돼요?": a person's condition (or pregnancy) and "what may I eat", with no symptom,
-    medicine or food named. It asks about a diet or about which medicine is safe, and says neither; it got a
-    tonic's uses and a diarrhoea diet note from labels sharing a word (2026-11-30). With a symptom named ("당뇨
-    있는데 감기 걸렸어요 뭐 먹어야 돼요") it asks what treats the symptom, and the search answers that."""
-    if _MEDICINE.search(question) or not _WHAT_TO_EAT.search(question):
-        return False
-    if not (find_conditions(question) or _PREGNANCY.search(question)):
-        return False
-    return not named_symptoms(question)
+    """"당뇨 있는데 뭐 먹어도 돼요?": a person's condition (or pregnancy, breastfeeding) and "what may I eat", with
+    no symptom, medicine or food named. It asks about a diet or about which medicine is safe, and says neither;
+    it got a tonic's uses and a diarrhoea diet note from labels sharing a word (2026-11-30). With a symptom named
+    ("당뇨 있는데 감기 걸렸어요 뭐 먹어야 돼요") it asks what treats the symptom, and the search answers that."""
+    return what_to_eat_for(question) is not None
 
 
 def foods_asked_about(question: str) -> tuple[str, ...]:

@@ -57,6 +57,9 @@ def relative_age(then: datetime, now: datetime) -> str:
     return f"{int(minutes // (60 * 24))}일 전"
 
 
+_CAREFUL_STATES = (("pregnancy", "임신 중"), ("breastfeeding", "수유 중"))
+
+
 def _demographics(entries: Sequence[ProfileEntry]) -> str:
     by_name = {e.item.name: e.item.value for e in entries if e.item.slot_type == "demographics"}
     parts: list[str] = []
@@ -69,9 +72,11 @@ def _demographics(entries: Sequence[ProfileEntry]) -> str:
     gender = by_name.get("gender")
     if gender is not None:
         parts.append(GENDER_WORDS.get(str(gender).strip().casefold(), str(gender)))
-    pregnancy = by_name.get("pregnancy")
-    if "pregnancy" in by_name and str(pregnancy).strip().casefold() not in NO_VALUES:
-        parts.append("임신 중")
+    # "임신 중", "수유 중": what `yaksa.lexicon.focus.profile_population` reads back, so a later "타이레놀 먹어도
+    # 돼요?" is asked for a nursing mother too (breastfeeding was extracted but never summarised, 2026-11-30)
+    for name, words in _CAREFUL_STATES:
+        if name in by_name and str(by_name[name]).strip().casefold() not in NO_VALUES:
+            parts.append(words)
     return " ".join(parts)
 
 

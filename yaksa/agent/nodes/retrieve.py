@@ -54,9 +54,9 @@ from yaksa.agent.replies import (
 from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
-from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by, find_conditions
+from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
 from yaksa.lexicon.focus import CHILD_POPULATIONS
-from yaksa.lexicon.food import asks_what_to_eat, foods_asked_about
+from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
@@ -202,17 +202,10 @@ _UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
     "post_care": lambda state, focus: post_care_reply(state["post"], focus.population),
     "disease_info": lambda state, focus: disease_info_reply(diseases_asked_about(state["question"])),
     "food_info": lambda state, focus: food_info_reply(foods_asked_about(state["question"]), focus.population,
-                                                      which_medicine=_medicine_or_diet(state["question"])),
+                                                      which_medicine=what_to_eat_for(state["question"])),
     "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
     "unrelated_labels": lambda state, focus: nothing_named(state["question"]),
 }
-
-
-def _medicine_or_diet(question: str) -> str | None:
-    """The person's condition (or "임신 중") when "뭐 먹어도 돼요?" may ask which medicine is safe, else None."""
-    if not asks_what_to_eat(question):
-        return None
-    return "·".join(find_conditions(question)) or "임신 중"
 
 
 def cautions_only(hits: list[Any]) -> list[Any]:
