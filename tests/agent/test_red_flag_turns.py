@@ -5,7 +5,7 @@ gets none; the crisis stage still comes first and an off-topic message is still 
 from __future__ import annotations
 
 from yaksa.agent.replies import red_flag_reply
-from yaksa.llm.safety import URGENT_LINE_KO
+from yaksa.llm.safety import SWALLOWED_LINE_KO, URGENT_LINE_KO
 from yaksa.scope.red_flags import red_flag
 
 INFANT = "50일 된 아기가 열이 38.2도이고 CRP가 높다고 해요"
@@ -95,6 +95,15 @@ def test_go_now_without_a_medicine_quotes_no_label(make_runner) -> None:
     assert result.citations == [] and "[문서" not in result.answer
     assert result.answer.startswith(advice) and "전문가와 꼭 상담하세요" in result.answer
     assert result.answer.endswith(URGENT_LINE_KO) and "복용 전에" not in result.answer   # no "before taking it"
+
+
+def test_a_double_dose_closes_with_the_pack_not_with_waiting_it_out(make_runner) -> None:
+    """A child given a dose twice: the medicine is the harm, so the closing asks for its pack and no further dose
+    ("약으로 버티며 기다리지 마시고" was said after it, which fits a complaint, not a double dose)."""
+    question = "아이가 해열제를 두 배로 먹었어요 어떡해요"
+    result = make_runner().run(question, "x1")
+    assert result.trace["red_flag"]["rule"] == "child_extra_dose"
+    assert result.answer.endswith(SWALLOWED_LINE_KO) and "버티며" not in result.answer
 
 
 def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_runner) -> None:

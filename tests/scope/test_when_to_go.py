@@ -71,3 +71,16 @@ def test_a_feverish_childs_other_question_gets_the_rules_to_say_after_the_answer
                  "5살 아이 열은 없고 콧물만 나요 약 뭐 먹여요?",      # no fever
                  "아기 열이 몇 도부터 병원 가야 해요?"):              # asks when: rules_asked answers it
         assert watch_rules(text) is None, text
+
+
+def test_the_watch_list_opens_the_answer_only_for_a_baby_of_unknown_age() -> None:
+    from yaksa.lexicon.focus import find_population
+    from yaksa.scope.when_to_go import opens_the_answer, watch_rules
+
+    def opens(text: str) -> bool:
+        return opens_the_answer(watch_rules(text), find_population(text))
+
+    assert opens("아기가 열이 올라요 해열제 먹여도 되나요?")              # may be under 3 months
+    assert not opens("4개월 아기가 열이 38.5도예요 해열제 먹여도 되나요?")  # the under-3-months rule does not fit
+    assert not opens("아이가 열이 나요 해열제 얼마나 먹여요?")             # a child: the labels first
+    assert not opens_the_answer(None, ("infant",))

@@ -24,7 +24,7 @@ from yaksa.embed.base import query_window_note
 from yaksa.llm.context import evidence_blocks, section_budgets
 from yaksa.memory.profile_store import validate_user_id
 from yaksa.scope.search import search_in_scope
-from yaksa.scope.when_to_go import BABY_FEVER_RULE
+from yaksa.scope.when_to_go import opens_the_answer
 from yaksa.text.user_input import normalize_user_text
 
 
@@ -102,10 +102,8 @@ class AgentRunner:
         rules = state["analysis"].watch_rules
         if rules:
             turn.notes["watch_signs"] = [f.rule_id for f in rules]
-        # a baby of unknown age (the under-3-months rule still applies): when to go comes first
-        baby = bool(rules) and BABY_FEVER_RULE in {f.rule_id for f in rules} \
-            and "infant" in state["analysis"].focus.population
-        return with_watch_signs(answer, rules, question, first=baby)
+        return with_watch_signs(answer, rules, question,
+                                first=opens_the_answer(rules, state["analysis"].focus.population))
 
     def _flags(self, name: str) -> AgentFlags:
         flags = self.deps.params.flags(name)

@@ -23,6 +23,12 @@ SAFETY_LINE_EN = "Please consult a pharmacist or doctor before taking any medici
 URGENT_LINE_KO = "약으로 버티며 기다리지 마시고, 이미 드신 약이 있으면 진료 때 알려 주세요. 약은 약사나 의사 등 전문가와 꼭 상담하세요."
 URGENT_LINE_EN = ("Do not wait it out on medicines; tell the doctor what you have already taken. "
                   "(전문가와 꼭 상담하세요.)")
+# ... but after too many pills, a poison or a child's double dose the medicine is the harm: bring its pack, take no
+# further dose until advised
+SWALLOWED_LINE_KO = ("먹은 약이나 제품의 상자·병을 챙겨 의료진에게 보여 주시고, 안내를 받기 전에는 약을 더 먹거나 먹이지 마세요. "
+                     "약은 약사나 의사 등 전문가와 꼭 상담하세요.")
+SWALLOWED_LINE_EN = ("Take the box or bottle with you, and take or give no further dose until advised. "
+                     "(전문가와 꼭 상담하세요.)")
 CITATION = re.compile(r"\[문서\s*(\d+)\]")
 
 _UNITS = (
@@ -41,8 +47,11 @@ def safety_line(question: str) -> str:
     return SAFETY_LINE_KO if is_korean(question) else SAFETY_LINE_EN
 
 
-def urgent_line(question: str) -> str:
-    """The closing line of an answer that is urgent advice only (no label follows it)."""
+def urgent_line(question: str, *, swallowed: bool = False) -> str:
+    """The closing line of an answer that is urgent advice only (no label follows it); `swallowed`: the harm is
+    what was taken (the red flag's `swallowed`), so the line asks for its pack and no further dose."""
+    if swallowed:
+        return SWALLOWED_LINE_KO if is_korean(question) else SWALLOWED_LINE_EN
     return URGENT_LINE_KO if is_korean(question) else URGENT_LINE_EN
 
 

@@ -93,6 +93,9 @@ class RedFlag:
     # the answer after the advice quotes no dosing section: a dose beside "go now" reads as "treat at
     # home first" (a feverish newborn, someone who took too many pills)
     withhold_doses: bool = False
+    # the harm is what was swallowed (too many pills, a poison, a child's double dose): the closing line asks for
+    # the pack and no further dose, not "do not wait it out on medicines" (`yaksa.llm.safety.urgent_line`)
+    swallowed: bool = False
 
     def advice(self, text: str) -> str:
         """The advice in the message's language (Korean when it has Hangul)."""
@@ -251,7 +254,7 @@ class Rule:
 
 
 _RULE_KEYS = {"id", "urgency", "title", "source", "all", "none", "age_days", "child", "fever", "fever_days", "within",
-              "withhold_doses", "advice_ko", "advice_en"}
+              "withhold_doses", "swallowed", "advice_ko", "advice_en"}
 
 
 @dataclass(frozen=True)
@@ -371,7 +374,8 @@ def _rule(spec: Any, source: str) -> Rule:
         raise ValueError(f"{source}: rule {rid!r}: fever takes min_temp and number_required")
     flag = RedFlag(rid, spec["urgency"], " ".join(str(spec["title"]).split()),
                    " ".join(spec["advice_ko"].split()), " ".join(spec["advice_en"].split()),
-                   " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)))
+                   " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)),
+                   bool(spec.get("swallowed", False)))
     within = spec.get("within")
     if within is not None and not all(isinstance(i, str) for i in spec["all"]):
         raise ValueError(f"{source}: rule {rid!r}: `within` needs `all` to be plain term names")
@@ -781,3 +785,8 @@ def withholds_doses(noted: dict[str, str] | None) -> bool:
     its answer quotes cautions only, and it neither reads nor feeds the response cache (a cached
     answer to a like question may hold the dose)."""
     return bool(noted) and flag_of(noted["rule"]).withhold_doses
+
+
+def was_swallowed(noted: dict[str, str] | None) -> bool:
+    """Whether a turn's red flag (as its trace carries it) is about something swallowed (`RedFlag.swallowed`)."""
+    return bool(noted) and flag_of(noted["rule"]).swallowed

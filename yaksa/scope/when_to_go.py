@@ -117,6 +117,14 @@ def watch_rules(text: str | ReadMessage) -> tuple[RedFlag, ...] | None:
     return _child_fever_rules(msg) or None
 
 
+def opens_the_answer(rules: tuple[RedFlag, ...] | None, population: tuple[str, ...]) -> bool:
+    """Whether the watch list (`watch_rules`) comes before the labels rather than after: for a baby whose age is
+    not said ("아기가 열이 올라요"), who may be under 3 months, when any fever of 38 °C is "go now" (NICE NG143),
+    which a parent must read before a label's children's dose. A child (아이) of unknown age, or a stated age
+    (the under-3-months rule left out by `watch_rules` when it does not fit), keeps the labels first."""
+    return bool(rules) and "infant" in population and BABY_FEVER_RULE in {f.rule_id for f in rules}
+
+
 INFANT_DAYS = 365   # a rule bound to ages under this is a baby's ("생후 3개월 미만", "3~6개월")
 
 

@@ -66,7 +66,7 @@ from yaksa.retrieval.focus_ranking import CAUTIONS
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
-from yaksa.scope.red_flags import EMERGENCY, TODAY, withholds_doses
+from yaksa.scope.red_flags import EMERGENCY, TODAY, was_swallowed, withholds_doses
 from yaksa.scope.stage import passed_as_a_mind_concern
 from yaksa.scope.when_to_go import for_a_child_over_one
 
@@ -410,6 +410,11 @@ def advice_only(state: dict, red_flag: dict | None) -> str | None:
     return None if named else kind
 
 
+def _urgent_line(state: dict, turn: TurnContext) -> str:
+    """The closing line after the turn's urgent advice, when no label follows it."""
+    return urgent_line(state["question"], swallowed=was_swallowed(turn.notes.get("red_flag")))
+
+
 def retrieve(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         router = state.get("router") or {}
@@ -434,7 +439,7 @@ def retrieve(deps: AgentDeps):
             turn.notes["post_answer"] = urgent
             # (the care note ends with the consult line itself)
             note = care_reply(post) if post is not None and post.long and post.care_questions else ""
-            return {"no_evidence": True, "answer": note or urgent_line(state["question"]),
+            return {"no_evidence": True, "answer": note or _urgent_line(state, turn),
                     "citations": [], "verified": False, "focus": None, "doc_ids_by_iteration": [[]]}
         care = _care_before_search(state, post) if state.get("iteration", 0) == 0 else None
         if care is not None:
@@ -458,7 +463,7 @@ def retrieve(deps: AgentDeps):
             hits = cautions_only(hits)
             turn.notes["withheld_sections"] = len(result.hits) - len(hits)
             if not hits:   # nothing to add to "go now" but the closing line
-                return {"no_evidence": True, "answer": urgent_line(state["question"]), "citations": [],
+                return {"no_evidence": True, "answer": _urgent_line(state, turn), "citations": [],
                         "verified": False, "focus": None,
                         "doc_ids_by_iteration": [*state.get("doc_ids_by_iteration", []), []]}
         citations = [Citation(n=i, doc_id=h.doc_id, collection=h.collection, title=h.title, section=h.section,
