@@ -78,6 +78,18 @@ def test_a_short_question_asking_only_the_cause_is_sent_to_a_doctor(make_runner)
     assert runner.run("두통 원인이 뭐예요?", "cause3", variant="self_refine_heuristic").citations
 
 
+def test_a_dose_brought_up_is_not_answered_from_labels(make_runner) -> None:
+    """"해열제 먹고 바로 토했는데 다시 먹여야 하나요?" got antipyretics' uses and doses, and "약 먹고 10분 만에
+    토했어요 다시 먹어도 되나요?" was asked which medicine: no label says, and a second dose may be a double one."""
+    runner = make_runner()
+    child = runner.run("아이가 해열제 먹고 바로 토했는데 다시 먹여야 하나요?", "redose1")
+    assert child.trace["post_answer"] == "redose_care" and not child.citations
+    assert "다시 먹이기 전에" in child.answer and "소아청소년과" in child.answer and "전문가와 꼭 상담하세요" in child.answer
+    adult = runner.run("약 먹고 10분 만에 토했어요 다시 먹어도 되나요?", "redose2")
+    assert adult.trace["post_answer"] == "redose_care" and "다시 먹기 전에" in adult.answer
+    assert "소아청소년과" not in adult.answer
+
+
 SIDE_EFFECTS = Citation(1, "mfds:3:side_effects", "drugs", "나프록센정", "부작용",
                         "가슴쓰림, 두근거림 등이 나타나는 경우 복용을 즉각 중지하십시오.", 0.4, {"section_key": "side_effects"})
 USES = Citation(2, "mfds:3:efficacy", "drugs", "나프록센정", "효능효과", "두통, 치통에 사용합니다.", 0.4,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from yaksa.agent.followup import elliptical
 from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
+from yaksa.lexicon.redose import asks_to_redose_after_vomiting
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
 from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
 from yaksa.scope.when_to_go import rules_asked, watch_rules
@@ -83,7 +84,8 @@ class TurnAnalysis:
     def leaves_its_drug_out(self) -> bool:
         """An `elliptical` question ("하루에 몇 번까지 돼요?") whose focus names no drug, symptom or drug class:
         it continues the conversation's drug (read by the scope node and by `resolve_followup`)."""
-        if not elliptical(self.question):
+        # "약 먹고 10분 만에 토했어요 다시 먹어도 되나요?" is answered the same whatever the drug (`redose_care`)
+        if not elliptical(self.question) or asks_to_redose_after_vomiting(self.question):
             return False
         focus = self.focus
         return focus.mode == "general" and not focus.linking.named and not focus.classes

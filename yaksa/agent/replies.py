@@ -49,6 +49,21 @@ def cause_care_reply(text: str, population: Sequence[str] = ()) -> str:
     return cause_note(text, population)
 
 
+def redose_care_reply(text: str, population: Sequence[str] = ()) -> str:
+    """A dose brought back up, and whether to give it again (`yaksa.lexicon.redose`): no label says, and how much
+    was absorbed is not known, so a second dose may be a double one; whom to ask, what to tell them, and when
+    the vomiting itself needs a doctor. `population` is the turn's focus's (a child's: "먹여도", the 소아청소년과)."""
+    child = bool(CHILD_POPULATIONS & set(population))
+    give, again, before, who = (("먹여도", "다시 먹이면", "다시 먹이기", "아이가 ") if child
+                                else ("먹어도", "다시 먹으면", "다시 먹기", ""))
+    where = care_department(population)
+    return (f"약을 먹은 뒤 토했을 때 다시 {give} 되는지는 의약품 허가 정보에 적혀 있지 않아 답으로 드리지 않습니다. "
+            f"토하기 전에 약이 얼마나 흡수됐는지 알 수 없어 {again} 두 번 먹는 셈이 될 수 있습니다. {before} 전에 "
+            "약 이름과 먹은 양, 먹은 시각과 토한 시각을 약사나 의사에게 알리고 물어보세요. 약국이나 병원이 문을 "
+            f"닫았으면 119에 전화해 의료 상담을 받을 수 있습니다. {who}계속 토하거나 물도 마시지 못하거나 소변이 "
+            f"줄거나 축 처지면 오늘 {where}에서 진료를 받으세요. {SAFETY_LINE_KO}")
+
+
 def post_care_reply(post: PostReading, population: Sequence[str] = ()) -> str:
     """A long post about complaints no label treats, naming no medicine and asking about none: no label is
     quoted (its everyday words found a cream's efficacy and a syrup's dosing for stabbing chest pain); its

@@ -49,6 +49,7 @@ from yaksa.agent.replies import (
     mind_care_reply,
     post_care_reply,
     post_fever_reply,
+    redose_care_reply,
     symptom_care_reply,
 )
 from yaksa.agent.source_notice import no_evidence, nothing_named
@@ -58,6 +59,7 @@ from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_b
 from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
+from yaksa.lexicon.redose import asks_to_redose_after_vomiting
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
 from yaksa.llm.offline.extractive import adult_only_products
@@ -245,12 +247,17 @@ MIND_CARE: CareReply = ("mind_care", mind_care_reply, MappingProxyType({}))
 
 
 def _short_care(state: dict) -> CareReply | None:
-    """A short question that no label answers: when a fever needs a doctor, asking about no medicine
+    """A short question that no label answers: whether to give a dose again after it came back up
+    (`asks_to_redose_after_vomiting`, whatever medicine it names); when a fever needs a doctor, asking about no medicine
     (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
     focus, from the turn analysis, is general), a message about the mind (`_about_the_mind`), or only the
     cause of a complaint (`asks_only_the_cause`). The trace's name, the reply and what else the trace notes
     (the fever rules quoted); None else."""
     focus = state["analysis"].focus
+    if focus is not None and focus.lang == "ko" and asks_to_redose_after_vomiting(state["question"]):
+        # who is dosed: the question's person, else the conversation's ("약 먹고 토했는데…" after "5살 아이가…")
+        population = focus.population or tuple(state.get("profile_population") or ())
+        return "redose_care", lambda text: redose_care_reply(text, population), {}
     # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
     analysis = state["analysis"]
