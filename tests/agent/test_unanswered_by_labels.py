@@ -90,6 +90,13 @@ def test_a_dose_brought_up_is_not_answered_from_labels(make_runner) -> None:
     assert "소아청소년과" not in adult.answer
 
 
+def test_an_expired_medicine_is_not_answered_from_a_storage_section(make_runner) -> None:
+    """"유통기한 지난 타이레놀 먹어도 되나요?" got a storage section ("실온에서 보관하십시오")."""
+    result = make_runner().run("사용기한 지난 페니라민정 먹어도 되나요?", "expiry1")
+    assert result.trace["post_answer"] == "expiry_care" and not result.citations
+    assert "폐의약품 수거함" in result.answer and "전문가와 꼭 상담하세요" in result.answer
+
+
 SIDE_EFFECTS = Citation(1, "mfds:3:side_effects", "drugs", "나프록센정", "부작용",
                         "가슴쓰림, 두근거림 등이 나타나는 경우 복용을 즉각 중지하십시오.", 0.4, {"section_key": "side_effects"})
 USES = Citation(2, "mfds:3:efficacy", "drugs", "나프록센정", "효능효과", "두통, 치통에 사용합니다.", 0.4,

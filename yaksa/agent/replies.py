@@ -64,6 +64,17 @@ def redose_care_reply(text: str, population: Sequence[str] = ()) -> str:
             f"줄거나 축 처지면 오늘 {where}에서 진료를 받으세요. {SAFETY_LINE_KO}")
 
 
+def expiry_care_reply(text: str, population: Sequence[str] = ()) -> str:
+    """A medicine past its expiry date (`yaksa.lexicon.expiry`): no label says (the date is on the pack), so what
+    the date means, not to take it, and where it goes; no label quoted (a storage section was before)."""
+    use = "먹이거나 바르지" if CHILD_POPULATIONS & set(population) else "먹거나 바르지"
+    return ("사용기한(유통기한)이 지난 약을 써도 되는지는 이 서비스가 답하는 의약품 허가 정보에 따로 적혀 있지 않습니다"
+            "(기한은 약의 포장에 적혀 있습니다). 사용기한은 정해진 방법으로 보관했을 때 약의 품질이 보증되는 기한이라, "
+            f"지난 약은 효과나 안전을 장담할 수 없으니 {use} 마세요. 지난 약은 일반 쓰레기로 버리지 말고 약국이나 "
+            "보건소 등의 폐의약품 수거함에 가져가세요. 같은 약이 필요하면 약사와 상담해 새로 구하세요. "
+            f"{SAFETY_LINE_KO}")
+
+
 def post_care_reply(post: PostReading, population: Sequence[str] = ()) -> str:
     """A long post about complaints no label treats, naming no medicine and asking about none: no label is
     quoted (its everyday words found a cream's efficacy and a syrup's dosing for stabbing chest pain); its

@@ -44,6 +44,7 @@ from yaksa.agent.replies import (
     care_reply,
     cause_care_reply,
     disease_info_reply,
+    expiry_care_reply,
     fever_care_reply,
     food_info_reply,
     mind_care_reply,
@@ -56,6 +57,7 @@ from yaksa.agent.source_notice import no_evidence, nothing_named
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
+from yaksa.lexicon.expiry import asks_about_an_expired_medicine
 from yaksa.lexicon.focus import CHILD_POPULATIONS
 from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
@@ -248,7 +250,8 @@ MIND_CARE: CareReply = ("mind_care", mind_care_reply, MappingProxyType({}))
 
 def _short_care(state: dict) -> CareReply | None:
     """A short question that no label answers: whether to give a dose again after it came back up
-    (`asks_to_redose_after_vomiting`, whatever medicine it names); when a fever needs a doctor, asking about no medicine
+    (`asks_to_redose_after_vomiting`, whatever medicine it names) or whether an expired one may be taken
+    (`asks_about_an_expired_medicine`); when a fever needs a doctor, asking about no medicine
     (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
     focus, from the turn analysis, is general), a message about the mind (`_about_the_mind`), or only the
     cause of a complaint (`asks_only_the_cause`). The trace's name, the reply and what else the trace notes
@@ -258,6 +261,9 @@ def _short_care(state: dict) -> CareReply | None:
         # who is dosed: the question's person, else the conversation's ("약 먹고 토했는데…" after "5살 아이가…")
         population = focus.population or tuple(state.get("profile_population") or ())
         return "redose_care", lambda text: redose_care_reply(text, population), {}
+    if focus is not None and focus.lang == "ko" and asks_about_an_expired_medicine(
+            state["question"], names_a_medicine=bool(focus.linking.named or focus.classes)):
+        return "expiry_care", lambda text: expiry_care_reply(text, focus.population), {}
     # a medicine named only as what was tried ("타이레놀 먹였는데 열이 안 내려요 병원 가야 하나요?") leaves the
     # question about the doctor; one asked about ("타이레놀 몇 알 먹이고…") is the labels'
     analysis = state["analysis"]
