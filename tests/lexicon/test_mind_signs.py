@@ -14,7 +14,7 @@ from yaksa.lexicon.scope_vocabulary import names_mind_condition
 
 def test_every_sign_names_its_screening_item() -> None:
     assert len({item for item, _, _ in SIGNS}) == len(SIGNS)
-    assert all(source.startswith(("PHQ-9", "GAD-7", "PC-PTSD-5", "Mini-SPIN", "DSM-5", "ICD-11"))
+    assert all(source.startswith(("PHQ-9", "GAD-7", "PC-PTSD-5", "Mini-SPIN", "DSM-5", "ICD-11", "Y-BOCS"))
                for _, source, _ in SIGNS)
 
 
@@ -32,6 +32,17 @@ def test_every_sign_names_its_screening_item() -> None:
     "학교에서 따돌림을 당해서 학교 가기가 무서워요",
     "사람 많은 곳에 가면 숨이 차고 쓰러질 것 같아요",
     "퇴사하고 나서 하루 종일 누워만 있고 씻기도 싫어요",
+    # a sign's other forms and OCD's washing and checking (2026-11-30, ours, not blind)
+    "요즘 사람들 만나는 게 너무 무섭고 집 밖에 나가기가 싫어요. 제가 이상한 걸까요?",
+    "자꾸 손을 씻게 되고 문이 잠겼는지 몇 번이나 확인해요",
+    "밤마다 안 좋은 생각이 떠올라서 잠을 못 자요",
+    "아무 이유 없이 눈물이 나고 의욕이 없어요",
+    "남편이 바람을 피운 걸 알고 나서 잠도 못 자고 밥도 못 먹어요",
+    "혼자 있으면 너무 외롭고 공허해요",
+    "친한 친구가 자살한 뒤로 죄책감이 너무 커요. 제가 뭘 할 수 있었을까요?",
+    "최근에 회사에서 해고를 당했어요. 앞으로 어떻게 살아야 할지 막막하고 아무것도 하고 싶지 않아요.",
+    "잠들기 전에 하루 동안 있었던 일을 계속 곱씹어요. 그러다 보면 새벽까지 잠이 안 와요.",
+    "갑자기 심장이 터질 것 같고 죽을 것 같은 느낌이 들어서 응급실에 갔어요",
 ])
 def test_two_signs_are_a_concern(message: str) -> None:
     assert len(mind_signs(message)) >= MIN_SIGNS and about_mental_health(message)
@@ -46,6 +57,8 @@ def test_two_signs_are_a_concern(message: str) -> None:
     "무서운 이야기 해줄까?",                        # one sign, in Chatbot_data
     "지하철에서 내리는 문이 어느 쪽이야?",          # a place alone is no sign
     "할머니가 돌아가신 뒤로 집이 조용해",           # a loss alone is no concern
+    "문 잠겼는지 확인해 줘",                        # a home assistant's command: no repetition said
+    "손 씻고 밥 먹어",
 ])
 def test_one_sign_or_a_word_inside_another_is_not(message: str) -> None:
     assert not about_mental_health(message)
@@ -55,6 +68,9 @@ def test_a_denied_sign_is_not_a_sign() -> None:
     assert mind_signs("불안하지는 않아요") == () and mind_signs("짜증은 없어요") == ()
     assert mind_signs("화가 나지 않아요") == ()
     assert mind_signs("불안해서 잠을 못 자요") == ("trouble sleeping, or sleeping too much", "nervous, anxious, on edge")
+    # a denial belongs to its own clause: the 없어 of "의욕이 없어요" does not deny the tears before it
+    assert "feeling down or hopeless" in mind_signs("눈물이 나고 의욕이 없어요")
+    assert mind_signs("불안하지는 않고 잠만 못 자요") == ("trouble sleeping, or sleeping too much",)
 
 
 def test_a_named_condition_is_a_concern_at_the_start_of_a_word() -> None:
