@@ -59,6 +59,10 @@ def test_a_mental_health_question_naming_no_drug_is_sent_to_a_psychiatrist(make_
     assert "정신건강의학과" in result.answer and "1577-0199" in result.answer
     assert not result.citations and result.trace["post_answer"] == "mind_care"
     assert not result.trace.get("retrieval")   # decided before any search
+    assert "임의로 끊지 마세요" not in result.answer
+    # already on a prescribed medicine: how long and how to stop is the prescriber's to say
+    on_one = runner.run("공황장애 약을 먹고 있는데 언제까지 먹어야 하나요?", "mind-rx", variant="self_refine_heuristic")
+    assert on_one.trace["post_answer"] == "mind_care" and "임의로 끊지 마세요" in on_one.answer
     # a drug question keeps its label answer
     drug = runner.run("두통에 먹는 약", "mind2", variant="self_refine_heuristic")
     assert drug.citations and drug.trace["retrieval"]

@@ -191,14 +191,22 @@ def post_fever_reply(text: str, flags: Sequence[RedFlag]) -> str:
             f"해당하면 미루지 마세요.\n\n{fever_care_reply(text, flags)}")
 
 
+# "약을 먹고 있는데", "약 복용 중인데", "약을 먹은 지 1년": a medicine already taken
+_TAKES_A_MEDICINE = re.compile(r"약(을|은|도)?\s*(먹고|먹은\s*지|복용\s*중|복용하고|복용한\s*지|처방받|처방\s*받)")
+
+
 def mind_care_reply(text: str) -> str:
     """A question about a mental-health condition that names no medicine ("게임 중독 치료가 필요할까요?"):
     no drug label answers it, so it is said plainly, with where to go (a psychiatrist, or the free counselling of
     the local mental-health welfare centre: "심리상담은 어디서 받을 수 있나요?" asks exactly that) and the crisis line."""
     if _HANGUL.search(text):
+        # already on a prescribed medicine ("공황장애 약을 먹고 있는데 언제까지 먹어야 하나요?"): how long, and how to
+        # stop, is the prescriber's to say; stopping at once can bring the symptoms back
+        prescribed = ("이미 처방받은 약을 드시고 있다면 얼마나 더 드실지, 줄이거나 끊는 방법은 처방한 의사와 상의해 정하시고 "
+                      "임의로 끊지 마세요. ") if _TAKES_A_MEDICINE.search(text) else ""
         return ("물으신 내용은 마음 건강(정신건강)에 관한 것이라 의약품 허가 정보로는 답할 수 없습니다. "
-                "정신건강의학과에서 진료나 상담을 받아 보세요. 사는 곳의 정신건강복지센터(시·군·구마다 있습니다)에서도 "
-                "무료로 상담받을 수 있습니다. 지금 많이 힘드시면 정신건강위기상담전화 "
+                f"{prescribed}정신건강의학과에서 진료나 상담을 받아 보세요. 사는 곳의 정신건강복지센터(시·군·구마다 "
+                "있습니다)에서도 무료로 상담받을 수 있습니다. 지금 많이 힘드시면 정신건강위기상담전화 "
                 f"1577-0199(24시간)에서 바로 이야기를 들어 드립니다. {SAFETY_LINE_KO}")
     return ("Your question is about mental health, which the medicine labels I answer from do not cover. "
             "Please see a psychiatrist or a mental-health professional; if you are struggling right now, "
