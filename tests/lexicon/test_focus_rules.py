@@ -75,6 +75,12 @@ def test_a_neck_that_hurts_beside_its_posture_is_no_sore_throat() -> None:
     assert set(load_focus_rules().not_with) <= set(load_focus_rules().symptoms)
 
 
+def test_eyes_closing_are_no_cold() -> None:
+    """"졸려서 눈이 감기면서 가슴이 두근" (a real post) got cold medicines' side effects and a profile of 감기."""
+    assert "감기" not in named_symptoms("졸려서 눈이 감기면서 가슴이 두근거렸어요")
+    assert "감기" in named_symptoms("감기에 걸려서 콧물이 나요")
+
+
 def test_a_rat_is_no_cramp() -> None:
     assert named_symptoms("집에 쥐가 나왔어요 어떻게 잡죠?") == ()
     assert named_symptoms("배가 쥐어짜듯 아파요") == ("복통",)

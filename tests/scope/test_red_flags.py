@@ -126,6 +126,7 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("가슴이 아프고 손가락이 저려요", "chest_pain_red"),      # numb fingers still spread from the chest
     ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
     ("왼쪽가슴위쪽이쿡쿡쑤시는듯아프고 숨쉬기가힘듭니다", "chest_pain_red"),      # 힘듭니다 (a real post's words)
+    ("왼쪽 가슴에 가끔씩 통증이 있고 숨이찹니다", "chest_pain_red"),       # 찹니다, a real post's (2026-11-30)
     ("가슴이 아프고 숨마저 쉬기 벅찰 때도 있어요", "chest_pain_red"),
     ("왼쪽 가슴이 욱씬거리고 숨이 차요", "chest_pain_red"),                   # 욱씬, as many write 욱신
     ("가슴이 답답하면서 숨이 깊이 쉬어지지 않아 고통스러워요", "chest_pain_red"),  # its 않 is the complaint's
@@ -440,6 +441,7 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     # a real post (pain on breathing in after hitting the chest, 8 days): the pain said 20 characters on
     ("숨을 들이마시면 왼쪽 가슴 윗부분에 조여드는 듯한 느낌이 심하고 아파요", "chest_pain_on_breathing"),
     ("숨을 들이마시면 가슴 한쪽이 조여드는 느낌이 들면서 아파요", "chest_pain_on_breathing"),
+    ("왼쪽 가슴에 통증이 며칠째 계속돼요. 깊은 숨 쉴 때 더욱더 심해요", "chest_pain_on_breathing"),
     # effort brings it on (NHS Angina): a real post's 49-year-old on blood-pressure tablets, tight chest and
     # dizzy on hikes, got "no label matches" (written again, shorter)
     ("산행시 운동시 가슴이 답답하고 머리가 어지럽고 현기증이 발생합니다", "chest_pain_exertion"),
