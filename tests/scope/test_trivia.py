@@ -17,6 +17,9 @@ from yaksa.scope.trivia import reads_like_trivia
     "우유는 칼슘이 풍부한가?",
     "인슐린은 췌장에서 분비되는가?",        # a fact of the body asked as a quiz: the labels answer no quiz
     "로마 제국은 서기 476년에 멸망했는가",   # no question mark
+    # a reading-comprehension item: a told event and "its cause / result?"
+    "남자는 감기에 걸려서 병원에 갔다. 그 결과는 무엇인가?",
+    "아이가 넘어져서 무릎을 다쳤다. 원인은 무엇인가?",
 ])
 def test_a_quiz_question_reads_like_trivia(question: str) -> None:
     assert reads_like_trivia(question)
@@ -30,6 +33,8 @@ def test_a_quiz_question_reads_like_trivia(question: str) -> None:
     "머리가 아픈 건 스트레스 때문인가?",              # a pain
     "금강산의 기암괴석은 어떤 운동으로 형성되었는가?",  # a question word: KorQuAD's and the exam's form
     "달걀 노른자에는 콜레스테롤이 많나요?",          # the polite form people write in
+    "아이가 넘어져서 무릎을 다쳤어요. 원인이 뭘까요?",   # told by the parent
+    "55세 남자가 흉통으로 내원하였다. 가장 가능성이 높은 원인은?",   # an exam stem
 ])
 def test_the_same_form_about_a_person_or_a_complaint_does_not(question: str) -> None:
     assert not reads_like_trivia(question)

@@ -38,11 +38,21 @@ _PERSON = re.compile(rf"(?<![가-힣])(?:나|내가|내|저|제가|제|저희|�
 _SITUATION = re.compile(r"(?:는데|은데|인데|던데|어서|아서|해서|니까|더니)(?![가-힣])")
 
 
+# a reading-comprehension item: a sentence told in the plain form ("남자는 감기에 걸려서 병원에 갔다.") and "what was
+# its cause / result?". 2 of 20 such items of ours passed the stage on 감기 and 무릎 (2026-11-30, ours, not blind);
+# no one asks about themselves so: none of the 4,986 shared posts nor of the 1,218 exam stems says "결과는 무엇인가"
+# or "원인은 무엇인가" after a plain-form sentence (the stems ask "가장 가능성이 높은 원인은?")
+_CAUSE_OR_RESULT_ITEM = re.compile(r"^[^?\n]{4,120}?[가-힣]다\.\s*(?:그\s*)?(?:결과|원인|이유)(?:는|은|가|이)?\s*"
+                                   r"(?:무엇인가|무엇일까|무엇입니까|뭘까)\s*\??\s*$")
+
+
 def reads_like_trivia(question: str, named_medicines: list[str] | tuple[str, ...] = ()) -> bool:
     """Whether `question` is a short quiz-style yes/no question (module doc) naming no medicine by its
     name (`named_medicines`: the stage's product and brand signal), no symptom, pain or measurement and
-    no person."""
+    no person; or a reading-comprehension item asking a told event's cause or result (`_CAUSE_OR_RESULT_ITEM`)."""
     text = question.strip()
+    if _CAUSE_OR_RESULT_ITEM.match(text):
+        return True
     if len(text) > MAX_CHARS or not _LITERARY_END.search(text) or QUESTION_WORD.search(text):
         return False
     if named_medicines or _PERSON.search(text) or _SITUATION.search(text):
