@@ -19,6 +19,13 @@ from yaksa.scope.device_command import device_command
     "병원 가는 길 알려줘",
     "체중 기록해줘",
     "거실 불 좀 켜 줘",
+    # record, measure, order, show, where, the device's own record (2026-11-30)
+    "체중 기록 좀 해 줄래",
+    "심박수 측정해 줘",
+    "비타민 주문해 줘",
+    "내 혈압 기록 보여 줄래",
+    "가까운 약국 어디 있는지 알려 줘",
+    "오늘 칼로리 얼마나 먹었는지 알려 줘",
 ])
 def test_a_command_for_the_device(message: str) -> None:
     assert device_command(message)
@@ -30,6 +37,8 @@ def test_a_command_for_the_device(message: str) -> None:
     "아기 열 내리는 방법 알려주세요",
     "병원 가야 할지 알려줘",
     "스트레스 완화법 좀 가르켜주세요",      # 켜 inside 가르켜: no switch
+    "아이가 약을 얼마나 먹었는지 몰라요 어떻게 해요?",   # a worry, not the device's record
+    "혈압 측정은 언제 하는 게 좋아요?",
 ])
 def test_asking_to_be_told_is_no_command(message: str) -> None:
     assert not device_command(message)

@@ -24,9 +24,15 @@ from yaksa.lexicon.focus import describes_a_body_complaint, everyday_symptoms
 DEVICE_REASON = "scope_model:device_command"
 MAX_CHARS = 60      # a command is one short sentence; a post that ends so is read by the model
 # an action of the device, asked for at the end of the message ("…추가해줘", "불 좀 켜 줘", "길 안내해 주세요")
-_ACTION = (r"(?:보내|추가해|기록해|저장해|등록해|예약해|재생해|실행해|설정해|맞춰|(?<![가-힣])틀어|(?<![가-힣])켜|(?<![가-힣])꺼"
+_ACTION = (r"(?:보내|추가해|재생해|실행해|설정해|맞춰|(?<![가-힣])틀어|(?<![가-힣])켜|(?<![가-힣])꺼"
            r"|잠가|잠궈|닫아"   # not 낮춰: "밀크씨슬 간 수치 낮춰줘요?" asks what it does
-           r"|전화\s*(?:해|걸어)|길\s*(?:좀\s*)?(?:안내해|알려))")
+           # record, measure, order, show: "체중 기록 좀 해 줄래", "심박수 측정해 줘", "비타민 주문해 줘", "내 혈압 기록
+           # 보여 줄래" (2026-11-30: 6 of 20 such commands of ours passed on their word of health)
+           r"|(?:기록|저장|등록|예약|측정|주문)\s*(?:좀\s*)?해|(?:기록|목록|그래프|통계|내역)\s*(?:좀\s*)?보여"
+           r"|전화\s*(?:해|걸어)|길\s*(?:좀\s*)?(?:안내해|알려)"
+           # where a place is, or the device's own record: "가까운 약국 어디 있는지 알려 줘", "오늘 칼로리 얼마나
+           # 먹었는지 알려 줘"
+           r"|(?:어디\s*있는지|위치|가는\s*길)\s*(?:좀\s*)?알려|(?:먹었는지|걸었는지|잤는지|마셨는지)\s*(?:좀\s*)?알려)")
 _COMMAND = re.compile(_ACTION + r"\s*(?:줘|주세요|줄래|줄래요|줘요|주라|줄\s*수\s*있어)\s*[.!?~]*\s*$")
 # a reminder asked of the device: "약 먹을 시간 되면 알려줘", "7시에 알림 맞춰줘"
 _REMINDER = re.compile(r"(?:시간\s*(?:되면|이\s*되면|에)|(?:알람|알림)(?:을|를)?\s*(?:좀\s*)?)"
