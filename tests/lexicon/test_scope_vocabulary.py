@@ -108,6 +108,7 @@ def test_a_mental_health_condition_is_named_and_food_poisoning_is_not_one() -> N
     ("중추", "중추적 역할을 한 사람은?", True),
     ("중추", "중추 신경계 부작용", False),
     ("머리", "머리 스타일 바꿀까", True),
+    ("머리", "머리 자를까 말까", True),          # a haircut (2026-11-30)
     ("머리", "머리 안 감은 거 티나나?", True),
     ("머리", "머리가 깨질 듯이 아파요", False),
     ("두통", "두통이 심해요", False),

@@ -292,7 +292,7 @@ OTHER_SENSES: dict[str, re.Pattern[str]] = {
     "지질": re.compile(r"지질\s*(?:활동|운동|학|시대|구조|조사|도|층|공원|연대|년대)"),
     "중추": re.compile(r"중추\s*적"),
     # hair, not the head: "머리 스타일 바꿀까" passed on 머리 and got a dandruff shampoo's dosing (2026-11-30)
-    "머리": re.compile(r"머리\s*(?:안\s*)?(?:스타일|모양|색|염색|감[은았고기다아]|자르|잘라|길[러게이]|기르|묶|땋|파마|하러|했)"),
+    "머리": re.compile(r"머리\s*(?:안\s*)?(?:스타일|모양|색|염색|감[은았고기다아]|자르|자를|자른|잘랐|잘라|길[러게이]|기르|묶|땋|파마|하러|했)"),
 }
 
 
