@@ -103,6 +103,9 @@ DENTAL_WORDS: tuple[str, ...] = (
     "우식증", "치아우식증", "치석", "치태", "불소", "중절치", "측절치", "상악", "하악", "악관절", "턱관절", "치수염",
     "아말감", "인레이", "스케일링", "치실", "침샘", "악골", "치경부", "와동", "교두", "치주낭", "골유착", "치면세마",
     "실란트",
+    # 2026-11-30 (evening): gypsum (casts and models) and the rubber dam, read whole but in no list; neither occurs in
+    # the 3,000 shared non-medical questions
+    "석고", "러버댐",
     # 2026-11-29: of 8 more stems we wrote ("유치의 맹출 순서는?", "레진 수복 시 산부식의 목적은?", "치주인대의 주요
     # 기능은?") 3 were refused. None of these occurs in the 3,000 shared non-medical questions (counted that day);
     # left out: 수복 (a city retaken), 저작 (an author's work), 구순 (ninety years), 치경 (rare), 치간 (정치 간),
@@ -161,6 +164,9 @@ DENTAL_USER_WORDS: tuple[str, ...] = (
     # 2026-11-30 (third round, 12 more stems of ours over dental hygiene: 11 passed): "인상채득 시 알지네이트의 혼합
     # 시간은?" (P 0.22) read 인상 + 채 + 득; none occurs in the shared non-medical questions
     "인상채득",
+    # 2026-11-30 (evening): of the 43 dental stems of ours 4 were still refused; "석고 모형재의 …" read 석고 + 모형 +
+    # 재, "초경석고의 혼수비" read 경석고 + 혼수 (a dowry) + 비. None occurs in the shared non-medical questions
+    "모형재", "혼수비",
 )
 # how people say a body part hurts ("손발이 차고 저려요"), the heart races or breath runs short, and the form
 # a parent crushes a tablet into ("가루약"): no non-medical source uses them (checked 2026-11-26) but
