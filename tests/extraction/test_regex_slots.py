@@ -23,6 +23,14 @@ def slots(text: str) -> list[tuple]:
         ("우리 아기의 열이 안 떨어져요", [("demographics", "age_group", "infant", None)]),
         ("소아의 정상 호흡수는? 우리 아기가 숨을 빨리 쉬어요", [("demographics", "age_group", "infant", None)]),
         ("애기가 분유도 안 먹어요", [("demographics", "age_group", "infant", None)]),   # how many spell 아기
+        # a form's age with no unit (90 of the shared posts)
+        ("나이 17 여성이며 이틀 전부터 열이 나요", [("demographics", "age", 17.0, "years"),
+                                          ("demographics", "gender", "female", None)]),
+        ("나이: 45 키 170", [("demographics", "age", 45.0, "years")]),
+        # a boy seen on the underground is not the writer: her own sex stands (a real post, 2026-11-30)
+        ("20대 여자입니다. 지하철에서 옆자리 남자애가 장난을 쳐서 놀랐어요",
+         [("demographics", "age_group", "20s", None), ("demographics", "gender", "female", None)]),
+        ("5살 남자아이가 열이 나요", [("demographics", "age", 5.0, "years"), ("demographics", "gender", "male", None)]),
     ],
 )
 def test_demographics(text: str, expected: list[tuple]) -> None:

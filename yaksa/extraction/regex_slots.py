@@ -28,7 +28,9 @@ _SEP = r"[^\d.?!\n]{0,12}?"  # keyword → number: particles, "수치가", ": " 
 _AGE = re.compile(
     r"(?:만\s*)?(?<!\d)(?P<n>\d{1,3})\s*(?:세|살)(?!\s*(?:이상|이하|미만|부터))"
     r"|\b(?P<e>\d{1,3})[- ]?(?:years?[- ]old|y/?o|yrs?[- ]old)\b"
-    r"|\bage[d]?\s+(?P<a>\d{1,3})\b",
+    r"|\bage[d]?\s+(?P<a>\d{1,3})\b"
+    # a form's "나이 17 여성이며" (90 of the shared posts say 나이 and a number with no unit)
+    r"|나이\s*(?:는|가|:|-)?\s*(?:만\s*)?(?P<k>\d{1,2})(?!\s*(?:대|개월|kg|cm|키로|킬로|년|시|분|%|\d|\.\d))",
     re.IGNORECASE,
 )
 # Korean number words of an age ("세 살", "다섯살") and a birthday counted in 돌 ("두 돌", "돌 지난 아기"): how parents
@@ -53,8 +55,12 @@ _AGE_GROUPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("older_adult", re.compile(r"노인|어르신|고령|\belderly\b|\bolder adults?\b", re.IGNORECASE)),
 )
 _GENDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("male", re.compile(r"(?:남성|남자)(?!\s*친구|\s*호르몬)|\b(?:male|man)\b", re.IGNORECASE)),
-    ("female", re.compile(r"(?:여성|여자)(?!\s*친구|\s*호르몬)|\b(?:female|woman)\b", re.IGNORECASE)),
+    # not a boy or a girl ("유치원생남자애가 …" in a woman's post made her 남성, 2026-11-30): a child's sex is
+    # `_CHILD_SEX`'s, read only where no adult's is said
+    ("male", re.compile(r"(?:남성|남자)(?!\s*친구|\s*호르몬|\s*(?:애|아이|어린이|아기|동생))|\b(?:male|man)\b",
+                        re.IGNORECASE)),
+    ("female", re.compile(r"(?:여성|여자)(?!\s*친구|\s*호르몬|\s*(?:애|아이|어린이|아기|동생))|\b(?:female|woman)\b",
+                          re.IGNORECASE)),
 )
 # 아들/딸 is the patient's sex only beside the patient's age: "6살 된 아들", "딸이 5살이에요", "아들 3개월"
 _AGE_WORD = r"(?:만\s*)?\d{1,2}\s*(?:살|세|개월)"
@@ -62,6 +68,7 @@ _CHILD_SEX = re.compile(
     rf"{_AGE_WORD}\s*(?:짜리\s*|된\s*|난\s*)?(?P<a>아들|딸)(?:아이)?(?![가-힣])"
     rf"|{_AGE_WORD}\s*(?:짜리\s*|된\s*|난\s*)?(?P<b>아들|딸)(?:아이)?(?=이|은|는|을|를|도|한테|에게|이랑|의|이에요|예요|입니다|인데|이고|때문)"
     rf"|(?<![가-힣])(?P<c>아들|딸)(?:아이)?(?:이|은|는|가)?\s*(?:올해\s*|이제\s*|지금\s*)?{_AGE_WORD}"
+    r"|(?P<d>남자|여자)\s*(?:애|아이|어린이|아기)(?!스|템)"
 )
 _PREGNANT_NO = re.compile(
     r"임신\s*(?:은|을|한\s*것은|중은|중이)?\s*(?:아니|안\s*했|하지\s*않|안\s*한)|\bnot\s+pregnant\b",
@@ -116,7 +123,7 @@ _MAX_ALLERGEN_WORDS = 3
 
 def _age_items(text: str) -> Iterator[tuple[int, SlotItem]]:
     for m in _AGE.finditer(text):
-        years = int(m.group("n") or m.group("e") or m.group("a"))
+        years = int(m.group("n") or m.group("e") or m.group("a") or m.group("k"))
         if 0 < years <= 120:
             yield m.start(), SlotItem("demographics", "age", float(years), "years", text=m.group(0))
     for m in AGE_IN_WORDS.finditer(text):
@@ -150,8 +157,9 @@ def _gender_items(text: str) -> Iterator[tuple[int, SlotItem]]:
             found = True
             yield m.start(), SlotItem("demographics", "gender", gender, text=m.group(0))
     if not found and (m := _CHILD_SEX.search(text)):
-        word = m.group("a") or m.group("b") or m.group("c")
-        yield m.start(), SlotItem("demographics", "gender", "male" if word == "아들" else "female", text=m.group(0))
+        word = m.group("a") or m.group("b") or m.group("c") or m.group("d")
+        yield m.start(), SlotItem("demographics", "gender", "male" if word in ("아들", "남자") else "female",
+                                  text=m.group(0))
 
 
 def _flag_items(text: str, name: str, no: re.Pattern[str], yes: re.Pattern[str]) -> Iterator[tuple[int, SlotItem]]:
