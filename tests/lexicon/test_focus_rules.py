@@ -238,3 +238,15 @@ def test_a_childs_rising_fever_or_one_that_stays_is_a_fever(question: str) -> No
     a child's 열이 오르다, or a fever that keeps rising or will not come down, is a fever (heat in an adult's body
     is not, above)."""
     assert "발열" in named_symptoms(question)
+
+
+def test_a_symptom_said_as_the_measure_of_another_is_no_complaint() -> None:
+    """"밤에 잠을 못 잘 정도로 기침이 나요" led with 불면 (the first-named symptom leads the search): a sleep aid came
+    before the cough. Said as a measure ("…ㄹ 정도로", "…ㄹ 만큼"), it is left out, unless it is all that is named."""
+    assert named_symptoms("밤에 잠을 못 잘 정도로 기침이 나요") == ("기침",)
+    assert named_symptoms("잠을 못 잘 만큼 배가 아파요") == ("복통",)
+    assert named_symptoms("토할 정도로 머리가 아파요") == ("두통",)
+    assert named_symptoms("잠을 못 잘 정도예요") == ("불면",)                    # the only one named
+    assert named_symptoms("허리가 아파서 잠을 못 자요") == ("요통", "불면")       # a consequence, not a measure
+    assert "감기" in named_symptoms("감기로 두달정도 고생했어요 가래가 있어요")   # a noun before 정도
+    assert "기침" in named_symptoms("기침과 콧물 정도예요")

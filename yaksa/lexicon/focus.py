@@ -228,7 +228,33 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     found = [(min(start for _, start, _ in hits), term) for term, hits in spans.items()
              if not _hidden(term, spans, rules.hidden_by.get(term, ()))
              and not _other_sense_in(term, compacts[0], rules)]
+    # a symptom said only as the measure of another ("잠을 못 잘 정도로 기침이 나요", "토할 만큼 배가 아파요") is not
+    # a complaint of its own: the cough and the stomach ache are, and the first-named symptom leads the search
+    # (a sleep aid came first for the cough). Kept when it is the only one named.
+    measures = {term for _, term in found if all(_a_measure(compacts[i], end) for i, _, end in spans[term])}
+    if measures and len(measures) < len(found):
+        found = [(at, term) for at, term in found if term not in measures]
     return tuple(t for _, t in sorted(found))
+
+
+_JONGSEONG_RIEUL = 8          # a Hangul syllable's final ㄹ ("잘", "할", "플"): (code - 0xAC00) % 28
+_MEASURE = ("정도", "만큼")     # "…ㄹ 정도로", "…ㄹ 만큼"
+
+
+# nouns ending in ㄹ that come before 정도 ("두달정도", "콧물정도", "하루일정도"): no verb of a measure
+_NOUNS_IN_RIEUL = frozenset("달물일말술발길열실줄월불")
+
+
+def _a_measure(compact: str, end: int) -> bool:
+    """Whether the phrase ending at `end` goes straight on (within a syllable) to a verb ending in ㄹ and then 정도 or
+    만큼 ("잠을못" + "잘정도로", "콧물" + "이날정도로"): the phrase measures another complaint. A noun then 정도 ("두통
+    정도는", "감기로 두달정도") is no measure."""
+    for at in range(end, min(end + 2, len(compact))):
+        code = ord(compact[at]) - 0xAC00
+        if (0 <= code < 11172 and code % 28 == _JONGSEONG_RIEUL and compact[at] not in _NOUNS_IN_RIEUL
+                and compact.startswith(_MEASURE, at + 1)):
+            return True
+    return False
 
 
 def in_its_other_sense(term: str, text: str, rules: FocusRules | None = None) -> bool:

@@ -103,9 +103,6 @@ DENTAL_WORDS: tuple[str, ...] = (
     "우식증", "치아우식증", "치석", "치태", "불소", "중절치", "측절치", "상악", "하악", "악관절", "턱관절", "치수염",
     "아말감", "인레이", "스케일링", "치실", "침샘", "악골", "치경부", "와동", "교두", "치주낭", "골유착", "치면세마",
     "실란트",
-    # 2026-11-30 (evening): gypsum (casts and models) and the rubber dam, read whole but in no list; neither occurs in
-    # the 3,000 shared non-medical questions
-    "석고", "러버댐",
     # 2026-11-29: of 8 more stems we wrote ("유치의 맹출 순서는?", "레진 수복 시 산부식의 목적은?", "치주인대의 주요
     # 기능은?") 3 were refused. None of these occurs in the 3,000 shared non-medical questions (counted that day);
     # left out: 수복 (a city retaken), 저작 (an author's work), 구순 (ninety years), 치경 (rare), 치간 (정치 간),
