@@ -29,7 +29,7 @@ from typing import Any
 from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBERS, regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
-from yaksa.lexicon.focus import ADULT_AGE, ELDERLY_AGE
+from yaksa.lexicon.focus import ADULT_AGE, CAREFUL_STATE_WORDS, ELDERLY_AGE
 
 LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
 LONG_POST_SENTENCES = 2
@@ -338,8 +338,7 @@ def population_profile_words(population: Sequence[str]) -> str:
     return ", ".join(_CAUTION_WORDS[g] for g in population if g in _CAUTION_WORDS)
 
 
-_POPULATION_WORDS = {"pregnant": "임신 중", "breastfeeding": "수유 중", "infant": "영아", "child": "어린이",
-                     "elderly": "고령자"}
+_POPULATION_WORDS = {**CAREFUL_STATE_WORDS, "infant": "영아", "child": "어린이", "elderly": "고령자"}
 _WHO_KO = {"self": "글쓴이 본인", "child": "글쓴이의 아이", "parent": "글쓴이의 부모", "spouse": "글쓴이의 배우자",
            "sibling": "글쓴이의 형제자매"}
 

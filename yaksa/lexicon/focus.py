@@ -288,6 +288,9 @@ def _hidden(term: str, spans: dict[str, list[tuple[int, int, int]]], hiders: Seq
 
 # people the labels' cautions single out: "드셔도 되나요" for them asks for the cautions (section_intent)
 CAREFUL_POPULATIONS = frozenset({"elderly", "pregnant", "breastfeeding"})
+# how the answers and the profile say the two states a label's cautions name (the memory's summary, the food
+# reply, a long post's search words): one table, since `profile_population` reads the summary's words back
+CAREFUL_STATE_WORDS = {"pregnant": "임신 중", "breastfeeding": "수유 중"}
 CHILD_POPULATIONS = frozenset({"child", "infant"})   # a child's doses, products and age limits
 ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
 ELDERLY_AGE = 65

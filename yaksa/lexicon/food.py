@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 from yaksa.lexicon.conditions import find_conditions
-from yaksa.lexicon.focus import find_population, named_symptoms
+from yaksa.lexicon.focus import CAREFUL_STATE_WORDS, find_population, named_symptoms
 
 # foods and drinks people ask about eating with a condition, in pregnancy or for a baby (longer names first
 # where one contains another: 돼지고기 before 고기)
@@ -55,8 +55,6 @@ _MEDICINE = re.compile(r"약|영양제|보충제|비타민|유산균|오메가|�
 # "뭐 먹어도 돼요?", "어떤 걸 먹어야 하나요?": what to eat, or which medicine to take, not said which
 _WHAT_TO_EAT = re.compile(r"(?:뭐|뭘|무엇|무얼|어떤\s*(?:거|걸|것|음식))\s*(?:을|를)?\s*(?:좀\s*)?"
                           r"(?:먹어도|먹어야|먹으면\s*(?:좋|되|돼|괜찮)|먹는\s*게|드셔도|먹여도|먹을\s*수)")
-# how the food reply names the person when no condition is named: who `find_population` says asks
-_CAREFUL_PERSON = {"pregnant": "임신 중", "breastfeeding": "수유 중"}
 
 
 @lru_cache(maxsize=1024)
@@ -71,7 +69,7 @@ def what_to_eat_for(question: str) -> str | None:
     if conditions := find_conditions(question):
         return "·".join(conditions)
     population = find_population(question)
-    return next((_CAREFUL_PERSON[p] for p in _CAREFUL_PERSON if p in population), None)
+    return next((words for state, words in CAREFUL_STATE_WORDS.items() if state in population), None)
 
 
 def asks_what_to_eat(question: str) -> bool:

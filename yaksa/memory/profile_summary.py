@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from yaksa.lexicon.focus import CAREFUL_STATE_WORDS
 from yaksa.memory.entry import ProfileEntry
 
 LABELS: dict[str, str] = {
@@ -57,7 +58,8 @@ def relative_age(then: datetime, now: datetime) -> str:
     return f"{int(minutes // (60 * 24))}일 전"
 
 
-_CAREFUL_STATES = (("pregnancy", "임신 중"), ("breastfeeding", "수유 중"))
+# the demographics slot of each careful state, said as the focus reads it back (`CAREFUL_STATE_WORDS`)
+_CAREFUL_STATES = (("pregnancy", CAREFUL_STATE_WORDS["pregnant"]), ("breastfeeding", CAREFUL_STATE_WORDS["breastfeeding"]))
 
 
 def _demographics(entries: Sequence[ProfileEntry]) -> str:
