@@ -94,3 +94,19 @@ def test_a_long_post_with_a_pointer_word_is_not_asked_which_drug(make_runner) ->
     result = make_runner().run(post, "long-post-pointer")
     assert result.trace.get("intent") != "clarify"
     assert "앞선 대화에서 찾지 못했" not in result.answer
+
+
+UNLISTED_POST = ("루푸스가 있어 신장내과를 다니고 있고 단백뇨 때문에 고혈압 약을 아침 저녁으로 먹습니다. 그런데 피부가 너무 "
+                 "아프고 고름이 나고 잠을 못 잘 정도로 아파서 피부과에 갔습니다. 신장 상태를 설명해 드리고 독시정과 "
+                 "아시팜정 약을 처방받아 지금 3주 가까이 먹고 있습니다. 그런데 엊그제부터 다리 부종이 많이 심해졌습니다. "
+                 "혹시 지금 먹고 있는 피부과 약 때문에 그런건 아닌지. 궁금합니다.")
+
+
+def test_a_post_on_medicines_the_data_lacks_is_told_so(make_runner: Callable[..., AgentRunner]) -> None:
+    """A real post like this one got doxylamine sleep aids (its "잠을 못 잘 정도로 아파서" read as insomnia, its
+    독시정 matched by nothing): the medicines it asks about are named as missing, and no label is quoted."""
+    result = _turn(make_runner, UNLISTED_POST)
+    assert result.trace["post"]["medicines"] == ["독시정", "아시팜정"]
+    assert result.answer.startswith("독시정, 아시팜정에 해당하는 제품의 허가 정보가 자료에 없어")
+    assert "처방한 의사" in result.answer and not result.citations
+    assert "불면" not in result.trace["post"]["symptoms"]

@@ -44,3 +44,24 @@ def test_a_combination_answered_from_one_of_its_ingredients_says_which() -> None
     assert "펜잘의 용법·용량은 이와 다를 수 있으니 약사에게 확인하세요" in lead
     both = [_label("뇌선(아세트아미노펜, 에텐자미드, 카페인)", "성인은 1회 1포씩 복용합니다.")]
     assert "같은 성분(아세트아미노펜, 에텐자미드, 카페인) 제품" in notice(_focus(penzal), both)
+
+
+def test_a_drug_the_data_lacks_beside_one_it_has_is_named_as_left_out() -> None:
+    """"타이레놀이랑 독시정 같이 먹어도 되나요?" was answered from acetaminophen labels, silent on 독시정."""
+    linking = Linking(mentions=("독시정",), groups=((),))
+    focus = Focus("질문", "ko", "drug", SectionIntent(None), linking, item_seqs=("1",))
+    assert notice(focus) == "독시정은 자료에 허가 정보가 없어 답에 넣지 못했습니다. 그 약은 약사에게 확인하세요."
+
+
+def test_a_prescribed_drug_the_data_lacks_is_sent_to_its_prescriber() -> None:
+    from yaksa.agent.source_notice import PRESCRIBED_LINE_KO, no_evidence
+    from yaksa.llm.safety import SAFETY_LINE_KO
+
+    focus = Focus("궁금합니다", "ko", "drug", SectionIntent(None),
+                  Linking(mentions=("독시정", "아시팜정"), groups=((), ())))
+    said = no_evidence(focus, message="피부과에서 독시정과 아시팜정을 처방받아 먹고 있는데 다리가 부어요")
+    assert said.startswith("독시정, 아시팜정에 해당하는 제품의 허가 정보가 자료에 없어")
+    assert PRESCRIBED_LINE_KO in said and said.endswith(SAFETY_LINE_KO)
+    assert PRESCRIBED_LINE_KO not in no_evidence(focus, message="독시정 부작용 알려주세요")
+    then = "글에서 물으신 \"검사를 받아봐야 하나요\"는 … 약은 약사나 의사 등 전문가와 꼭 상담하세요."
+    assert no_evidence(focus, then, "독시정 먹는데 검사를 받아봐야 하나요").endswith(then)

@@ -356,3 +356,19 @@ def test_attribute_slots_keeps_each_persons_facts_apart() -> None:
 ])
 def test_the_youngest_age_stated_in_months(message: str, months: float | None) -> None:
     assert youngest_stated_months(message) == pytest.approx(months, abs=0.01) if months else youngest_stated_months(message) is None
+
+
+def test_medicines_the_data_lacks_and_an_indirect_question() -> None:
+    """A real post (lupus nephritis, "독시정과 아시팜정" prescribed for the skin) asked "혹시 지금 먹고 있는 피부과
+    약 때문에 그런건 아닌지." — a question ("…아닌지") about its medicines, which the data does not hold."""
+    def link(text: str) -> Linking:
+        names = tuple(w for w in ("독시정", "아시팜정", "타이레놀") if w in text)
+        return Linking(mentions=names, groups=tuple(() if w != "타이레놀" else ("1",) for w in names))
+
+    post = ("신장내과를 다니고 있고 고혈압 약을 먹고 있습니다. 피부가 너무 아프고 고름이 나서 피부과에 갔습니다. "
+            "독시정과 아시팜정 약을 처방받아 3주 가까이 먹고 있습니다. 가끔 타이레놀도 먹습니다. "
+            "그런데 엊그제부터 다리 부종이 많이 심해졌습니다. 혹시 지금 먹고 있는 피부과 약 때문에 그런건 아닌지.")
+    reading = read_post(post, link)
+    assert reading.unlisted == ("독시정", "아시팜정")
+    assert reading.medicines_in_data == ("타이레놀",)
+    assert any(q.text.startswith("혹시 지금 먹고 있는 피부과 약") for q in reading.questions)

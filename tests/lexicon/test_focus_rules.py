@@ -250,3 +250,12 @@ def test_a_symptom_said_as_the_measure_of_another_is_no_complaint() -> None:
     assert named_symptoms("허리가 아파서 잠을 못 자요") == ("요통", "불면")       # a consequence, not a measure
     assert "감기" in named_symptoms("감기로 두달정도 고생했어요 가래가 있어요")   # a noun before 정도
     assert "기침" in named_symptoms("기침과 콧물 정도예요")
+
+
+def test_a_measure_of_pain_is_no_complaint_even_alone() -> None:
+    """A real post: "피부가 너무 아프고 고름이 나고 … 잠을 못 잘 정도로 아파서" got sleep aids (불면, the only
+    symptom word read; the skin's pain has none). A measure of a pain leaves the pain the complaint."""
+    assert named_symptoms("잠을 못 잘 정도로 아파요") == ()
+    assert named_symptoms("잠을 못 잘 만큼 쑤셔요") == ()
+    assert named_symptoms("밤에 잠을 못 자요") == ("불면",)
+    assert named_symptoms("잠을 못 잘 정도예요") == ("불면",)

@@ -110,3 +110,40 @@ def test_every_symptom_term_names_a_product_of_the_data(catalog: DrugCatalog) ->
     dead = {t for t in load_focus_rules().symptoms if not catalog.products_naming(t)}
     assert dead == {"체중감량", "근육경련", "어지럼증", "다래끼"}
     assert catalog.products_naming("눈의피로") and catalog.products_naming("벌레물린")  # label spacing ignored
+
+
+def test_a_product_name_the_data_lacks_is_named_not_matched_by_its_start(catalog: DrugCatalog) -> None:
+    """A real post on "독시정과 아시팜정" (doxycycline and a painkiller, prescribed) got doxylamine sleep aids: a
+    word shaped like a product's name, in a sentence about medicine, is a drug the data does not hold."""
+    found = catalog.link("피부과에서 독시정과 아시팜정 약을 처방받아 먹고 있습니다")
+    assert found.mentions == ("독시정", "아시팜정") and found.absent == ("독시정", "아시팜정")
+    assert not found.products and found.named
+    assert all("not in the data" in n for n in found.notes)
+
+
+def test_a_known_product_beside_an_unlisted_one_keeps_its_products(catalog: DrugCatalog) -> None:
+    found = catalog.link("타이레놀이랑 독시정 같이 먹어도 되나요?")
+    assert found.absent == ("독시정",) and found.products
+    assert found.mentions[0] == "타이레놀"   # the brand said without its particle ("타이레놀이랑")
+
+
+@pytest.mark.parametrize("question", [
+    "운동장 두바퀴정도 돌면 가슴이 아파요",          # 정도: about, no tablet
+    "약 먹을 예정인데 걱정이에요",                    # everyday words ending in 정
+    "생리 끝나면 질정을 넣어요 약은 안 먹어요",       # a form (vaginal tablet), not a product
+    "처방받았습니다알레파타딘정슈다페드정 먹어요",    # words run together: no one name
+    "할머니 댁에 가는 과정에서 멀미약을 먹었어요",
+])
+def test_everyday_words_and_forms_are_no_unlisted_product(catalog: DrugCatalog, question: str) -> None:
+    assert catalog.link(question).absent == ()
+
+
+def test_a_product_shaped_word_outside_talk_of_medicine_is_not_read(catalog: DrugCatalog) -> None:
+    assert catalog.link("독시정이라는 카페에 갔어요").absent == ()
+    assert catalog.link("독시정이라는 약을 먹어요").absent == ("독시정",)
+
+
+def test_a_missing_brand_is_named_without_its_particle(catalog: DrugCatalog) -> None:
+    """"타미플루를에 해당하는 제품의 허가 정보가 자료에 없어" was the reply's first words."""
+    found = catalog.link("타미플루를 먹어도 되나요?")
+    assert found.mentions == ("타미플루",) and found.absent == ("타미플루",)

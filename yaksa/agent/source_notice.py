@@ -57,14 +57,28 @@ def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
         return ""
     missing = list({b.brand: b for b in focus.linking.brands   # once per brand, however often named
                     if not b.in_data and _answered_from(b.ingredients, citations)}.values())
-    return " ".join(_brand_notice(b.brand, b.ingredients, citations) for b in missing)
+    sentences = [_brand_notice(b.brand, b.ingredients, citations) for b in missing]
+    absent = [name for name in focus.linking.absent if name not in {b.brand for b in missing}]
+    if absent:  # "타이레놀이랑 독시정 같이 먹어도 되나요?": answered from 타이레놀's ingredient, silent on 독시정
+        sentences.append(f"{with_particle(', '.join(absent), '은', '는')} 자료에 허가 정보가 없어 답에 넣지 못했습니다. "
+                         "그 약은 약사에게 확인하세요.")
+    return " ".join(sentences)
 
 
-def no_evidence(focus: Focus) -> str:
-    """The reply when the question names a drug and no product of the data matches it."""
+PRESCRIBED = "처방"
+PRESCRIBED_LINE_KO = "처방받은 약이라면 처방한 의사나 약을 지어 준 약국에 약 이름을 말하고 물어보세요."
+
+
+def no_evidence(focus: Focus, then: str = "", message: str | None = None) -> str:
+    """The reply when the question names a drug and no product of the data matches it. A medicine the
+    message says was prescribed ("독시정과 아시팜정 약을 처방받아") is the prescriber's or the dispensing
+    pharmacy's to answer, and the reply says so (`message`: the user's whole message, where a long post's
+    search query is not); `then` (a long post's questions for a doctor, `care_reply`, which ends with the
+    consult line) follows instead of the consult line."""
     names = ", ".join(dict.fromkeys(focus.linking.mentions)) or "말씀하신 약"
+    prescribed = f" {PRESCRIBED_LINE_KO}" if PRESCRIBED in (message or focus.question) else ""
     return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "
-            f"답하지 않습니다. {SAFETY_LINE_KO}")
+            f"답하지 않습니다.{prescribed} {then or SAFETY_LINE_KO}")
 
 
 NO_RELEVANT_EVIDENCE = ("자료에서 질문하신 내용에 맞는 허가 정보를 찾지 못해 답변드리기 어렵습니다. "

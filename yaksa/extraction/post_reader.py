@@ -53,7 +53,7 @@ _ONLY_MARKS = re.compile(r"^[\s.?!…~ㅠㅜㅋㅎ^;:,'\"*-]*$")
 
 # --- questions -----------------------------------------------------------------------------------
 _QUESTION = re.compile(
-    r"\?(?![가-힣])|나요|까요|가요|는지|은지|을지|인지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
+    r"\?(?![가-힣])|나요|까요|가요|는지|은지|을지|인지|닌지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
     r"|궁금|되나|되요\s*$|돼요\s*$|는가|인가|건가|나\s*$|까\s*$|왜\s*[^.?!]{0,15}죠"
     r"|알려\s*주|알려주|추천\s*(?:해|좀|부탁)|가르쳐|말씀\s*(?:해\s*)?주|조언\s*(?:좀\s*)?부탁|어떻게\s*(?:해야|하면|하나)|어떡"
 )
@@ -255,6 +255,12 @@ class PostReading:
     conditions: tuple[str, ...] = ()      # conditions and allergies, from the turn's slots
     slots: tuple[SlotItem, ...] = ()      # the regex facts of the patient's sentences
     asks_cause: bool = False              # a short question asking only the cause, naming no medicine
+    unlisted: tuple[str, ...] = ()        # of `medicines`, those no product of the data answers for
+
+    @property
+    def medicines_in_data(self) -> tuple[str, ...]:
+        """The medicines named that a label can speak to (`medicines` without the `unlisted` ones)."""
+        return tuple(m for m in self.medicines if m not in self.unlisted)
 
     @property
     def population(self) -> tuple[str, ...]:
@@ -719,8 +725,10 @@ def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem]
     if who != "self" and writer.age_years is not None and person.age_years == writer.age_years \
             and person.age_months is None:
         person = Person(**{**person.__dict__, "age_years": None})  # never the writer's own age
-    mentions = tuple(dict.fromkeys(linker(text).mentions)) if linker is not None else ()
+    linking = linker(text) if linker is not None else None
+    mentions = tuple(dict.fromkeys(linking.mentions)) if linking is not None else ()
+    unlisted = tuple(linking.absent) if linking is not None else ()
     said, denied = _symptoms(sentences, named_symptoms)
     conditions = tuple(dict.fromkeys(s.name for s in slots if s.slot_type == "conditions"))
     return PostReading(text, True, tuple(sentences), questions, person, said, denied, mentions,
-                       _tried(sentences, mentions), conditions, tuple(f.slots))
+                       _tried(sentences, mentions), conditions, tuple(f.slots), unlisted=unlisted)

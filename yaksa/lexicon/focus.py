@@ -232,7 +232,8 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     # a complaint of its own: the cough and the stomach ache are, and the first-named symptom leads the search
     # (a sleep aid came first for the cough). Kept when it is the only one named.
     measures = {term for _, term in found if all(_a_measure(compacts[i], end) for i, _, end in spans[term])}
-    if measures and len(measures) < len(found):
+    if measures and (len(measures) < len(found) or all(_measures_pain(compacts[i], end) for term in measures
+                                                       for i, _, end in spans[term])):
         found = [(at, term) for at, term in found if term not in measures]
     return tuple(t for _, t in sorted(found))
 
@@ -253,6 +254,19 @@ def _a_measure(compact: str, end: int) -> bool:
         code = ord(compact[at]) - 0xAC00
         if (0 <= code < 11172 and code % 28 == _JONGSEONG_RIEUL and compact[at] not in _NOUNS_IN_RIEUL
                 and compact.startswith(_MEASURE, at + 1)):
+            return True
+    return False
+
+
+_PAIN_AFTER_MEASURE = re.compile(r"(?:정도|만큼)(?:로|으로)?(?:아프|쑤시|쑤셔|결리|결려|저리|저려|따갑|따가|따끔|욱신|화끈|쓰라|쓰리|쓰려)")
+
+
+def _measures_pain(compact: str, end: int) -> bool:
+    """Whether the measure after the phrase ending at `end` measures a pain ("잠을 못 잘 정도로 아파서"): the pain,
+    which the symptom words may not name (the skin, a joint), is the complaint, so the measure is dropped even
+    when it is the only symptom read (a post on a painful skin infection got sleep aids)."""
+    for at in range(end, min(end + 2, len(compact))):
+        if _PAIN_AFTER_MEASURE.match(compact, at + 1):
             return True
     return False
 

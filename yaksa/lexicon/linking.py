@@ -52,6 +52,54 @@ FORM_WORDS: tuple[str, ...] = tuple(sorted({*DOSAGE_FORMS, "연질캡슐", "현�
 SERIES_SUFFIXES: tuple[str, ...] = ("에이", "에스", "에프", "엠", "큐", "골드", "플러스", "포르테", "키즈", "씨", "엘")
 FULL_NAME_MIN = 4  # a full product name this long anywhere in the question links it ("타이레놀정500밀리그람")
 MIN_SUFFIX = 3  # "우루사" of 대웅우루사; shorter tails ("루펜") name too many things
+# A product the data lacks, named as people name products ("독시정과 아시팜정 약을 처방받아"): two or more
+# syllables then a dosage form, with at most a particle after it, in a sentence about taking or being
+# given medicine. Such a word must be answered "not in the data", not from whatever product's name starts
+# the same or whatever else the message says (a post about 독시정, doxycycline, got doxylamine sleep aids).
+UNLISTED_FORMS: tuple[str, ...] = ("연질캡슐", "캡슐", "시럽", "현탁액", "과립", "연고", "정")
+UNLISTED_PARTICLES: tuple[str, ...] = (   # "도" is not here: "두바퀴정도" is 정도 (about), no tablet
+    "", "은", "는", "이", "가", "을", "를", "과", "와", "이랑", "랑", "하고", "만", "의", "에", "으로", "이나",
+    "인데", "이라는", "이란", "이라고", "이요", "이에요", "입니다", "이랑은")
+# everyday words ending in a form word: 걱정, 예정, 판정, 과정, 안정, 세정, 절정 …; 무연고, 타임캡슐
+UNLISTED_NOT: tuple[str, ...] = (
+    "걱정", "예정", "판정", "과정", "안정", "가정", "세정", "절정", "인정", "교정", "특정", "감정", "결정", "일정",
+    "천정", "진정", "측정", "설정", "수정", "표정", "열정", "사정", "조정", "작정", "지정", "규정", "추정", "확정",
+    "한정", "고정", "검정", "부정", "동정", "긍정", "선정", "개정", "책정", "산정", "재정", "행정", "우정", "애정",
+    "심정", "순정", "공정", "의정", "상정", "발정", "실정", "평정", "협정", "정정", "중정", "내정", "무연고", "타임캡슐",
+    # a form, not a product: 서방정 (extended release), 설하정, 질정 (vaginal tablet), "기침할때 먹는 시럽"
+    "서방정", "설하정", "장용정", "발포정", "당의정", "붕해정", "질정", "먹는정", "먹는시럽", "먹는캡슐")
+UNLISTED_LONGEST = 8   # characters: longer ones are words run together ("처방받았습니다알레파타딘정…"), not one name
+_MEDICINE_CONTEXT = re.compile(r"처방|복용|먹|드시|드셔|약|투약|부작용|성분|효능|조제")
+_SENTENCES = re.compile(r"[^.!?\n]+")
+
+
+def _without_particle(word: str, shortest: int) -> str:
+    """`word` without a trailing particle ("타미플루를" → "타미플루"), never shorter than `shortest`: the
+    name a reply says ("타미플루를에 해당하는 제품" was said)."""
+    for particle in sorted(UNLISTED_PARTICLES, key=len, reverse=True):
+        if particle and word.endswith(particle) and len(word) - len(particle) >= max(shortest, 2):
+            return word[: -len(particle)]
+    return word
+
+
+def unlisted_product(word: str) -> str | None:
+    """The product name `word` reads as (without its particle) when it has the shape of a product's name
+    (UNLISTED_FORMS above); None otherwise. The caller checks that the data has no such product and that
+    its sentence is about medicine."""
+    for form in UNLISTED_FORMS:
+        at = word.rfind(form)
+        if at < 2:
+            continue
+        stem, rest = word[:at], word[at + len(form):]
+        if rest not in UNLISTED_PARTICLES or not re.fullmatch(r"[가-힣]+", stem):
+            continue
+        name = stem + form
+        if name.endswith(UNLISTED_NOT) or stem in COMMON_WORDS or len(name) > UNLISTED_LONGEST:
+            return None
+        return name
+    return None
+
+
 # Brand stems and stem tails that are also everyday words: "에스" (S), "타이밍" (timing), "마스"(크).
 COMMON_WORDS: frozenset[str] = frozenset({
     "에스", "마스", "이벤", "소담", "보송", "엔디", "엘씨", "루마", "글루", "한생", "청나", "속청", "솔봄",
@@ -191,6 +239,12 @@ class Linking:
     def named(self) -> bool:
         """The question names a drug (even when the data has no product for it)."""
         return bool(self.mentions)
+
+    @property
+    def absent(self) -> tuple[str, ...]:
+        """The drugs named that no product of the data answers for (a brand or ingredient the data lacks,
+        a word read as an unlisted product's name), once each, in order."""
+        return tuple(dict.fromkeys(m for m, g in zip(self.mentions, self.groups, strict=False) if not g))
 
     def to_json(self) -> dict[str, Any]:
         return {"products": [p.to_json() for p in self.products], "ingredients": list(self.ingredients),
@@ -437,11 +491,17 @@ class DrugCatalog:
             found.extend(LinkedProduct(s, self.products[s].name, "name", key) for s in group)
             groups.append(tuple(group))
             taken.update(group)
+        medicine_sentences = [m.group(0) for m in _SENTENCES.finditer(question) if _MEDICINE_CONTEXT.search(m.group(0))]
         for i, word in enumerate(words):
             if any(word.lower() in k for k, _ in full):
                 continue
             match = self._match_word(word)
             if match is None:
+                name = unlisted_product(word)
+                if name and any(word in sentence for sentence in medicine_sentences):
+                    mentions.append(name)
+                    notes.append(f"{name} is not in the data (read as a product's name)")
+                    groups.append(())
                 continue
             kind, key, seqs, form, strength = match
             nxt = words[i + 1] if i + 1 < len(words) else ""
@@ -450,7 +510,7 @@ class DrugCatalog:
             if not strength:
                 m = DIGITS.match(nxt)
                 strength = re.sub(r"\D", "", m.group(0)) if m and m.group(0) else ""
-            mentions.append(word)
+            mentions.append(word if kind not in ("brand", "ingredient") else _without_particle(word, len(key)))
             if kind == "brand":
                 brand = key if key in rules.brands else next(b for b, r in rules.brands.items() if key in r.aliases)
                 rule = rules.brands[brand]

@@ -139,7 +139,7 @@ def unlabelled_post(focus: Any, post: Any) -> bool:
         return False
     if focus.mode != "general" or focus.lang != "ko" or focus.linking.mentions:
         return False
-    return not post.medicines and not any(q.kind == "medicine" for q in post.questions)
+    return not post.medicines_in_data and not any(q.kind == "medicine" for q in post.questions)
 
 
 def asks_about_a_disease(question: str, focus: Any, post: Any, kind: str | None = None) -> bool:
@@ -403,6 +403,21 @@ def _with_age_limits(citations: list[Citation], searcher: Any, months: float | N
     return [*citations, *added], len(added)
 
 
+def _naming_the_unlisted(focus: Any, post: Any) -> Any:
+    """A long post's search focus with the medicines it names that the data lacks (`post.unlisted`): its
+    query is rebuilt from the questions and names, where a name alone no longer reads as a product's
+    ("독시정과 아시팜정 약을 처방받아" was searched as "궁금합니다. 불면", and doxylamine sleep aids answered a
+    question about doxycycline). With them the focus names drugs: only products it names may answer, and
+    one naming none of the data's is told so (`no_evidence`) rather than answered from another."""
+    missing = [name for name in post.unlisted if name not in focus.linking.mentions]
+    if not missing:
+        return focus
+    linking = replace(focus.linking, mentions=(*focus.linking.mentions, *missing),
+                      groups=(*focus.linking.groups, *[()] * len(missing)),
+                      notes=(*focus.linking.notes, *(f"{m} is not in the data" for m in missing)))
+    return replace(focus, linking=linking, mode="drug")
+
+
 def advice_only(state: dict, red_flag: dict | None) -> str | None:
     """Whether the turn's urgent advice is its whole answer, before any search (module doc): "emergency_only"
     for "emergency department / 119 now" and "today_only" for "a doctor today" about nothing the labels
@@ -416,7 +431,7 @@ def advice_only(state: dict, red_flag: dict | None) -> str | None:
         kind = "today_only"
     else:
         return None
-    if post is not None and post.long and post.medicines:
+    if post is not None and post.long and post.medicines_in_data:
         return None
     named = focus is not None and (_named_products(focus, by_ingredient=True)
                                    or focus.linking.ingredients or focus.linking.brands)
@@ -435,13 +450,13 @@ def retrieve(deps: AgentDeps):
         focus = None
         if post is not None and post.long:
             # (a fever post asking how long or whether to wait gets the fever rules instead, `_post_fever_care`)
-            if (post.care_only and not post.medicines and state.get("iteration", 0) == 0
+            if (post.care_only and not post.medicines_in_data and state.get("iteration", 0) == 0
                     and _post_fever_care(state, post) is None):
                 turn.notes["post_answer"] = "care_only"
                 return {"no_evidence": True, "answer": care_reply(post), "citations": [], "verified": False,
                         "focus": None, "doc_ids_by_iteration": [[]]}
             if deps.searcher.use_focus:
-                focus = replace(_focus_of(state, deps), population=post.population)
+                focus = _naming_the_unlisted(replace(_focus_of(state, deps), population=post.population), post)
         elif deps.searcher.use_focus:
             # None: the searcher reads the focus of the query itself
             focus = _for_the_person(state["analysis"].focus if _searches_the_question(state) else _kept_focus(state),
@@ -500,7 +515,9 @@ def retrieve(deps: AgentDeps):
             turn.notes["focus"] = focus.to_json() if focus is not None else None
             if focus is not None and focus.mode == "drug" and not citations:
                 # a named drug the data does not hold: say so, never answer from another product
-                update.update(no_evidence=True, answer=no_evidence(focus), verified=False)
+                post = state.get("post")
+                then = care_reply(post) if post is not None and post.long and post.care_questions else ""
+                update.update(no_evidence=True, answer=no_evidence(focus, then, state["question"]), verified=False)
             elif (unanswered := labels_do_not_answer(state["question"], state.get("scope"), focus,
                                                      state.get("post"), citations,
                                                      state["analysis"].question_kind)) is not None:

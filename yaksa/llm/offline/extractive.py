@@ -283,7 +283,7 @@ def care_note(post: PostReading, labels_follow: bool = True) -> str:
     asked_text = " / ".join(f'"{q}"' for q in quoted) + particle(quoted[-1], "은", "는")
     tried = (f" 이미 {with_particle(', '.join(post.tried[:3]), '을', '를')} 써 보셨는데도 나아지지 않았다면 더욱 진료가 "
              "필요합니다." if post.tried else "")
-    rest = " 아래는 글에 나온 약의 허가 정보입니다." if labels_follow and post.care_only and post.medicines else ""
+    rest = " 아래는 글에 나온 약의 허가 정보입니다." if labels_follow and post.care_only and post.medicines_in_data else ""
     return (f"글에서 물으신 {asked_text} 증상의 원인이나 진단, 진료과·검사에 관한 질문이라 의약품 허가 정보로는 "
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
