@@ -259,3 +259,12 @@ def test_a_measure_of_pain_is_no_complaint_even_alone() -> None:
     assert named_symptoms("잠을 못 잘 만큼 쑤셔요") == ()
     assert named_symptoms("밤에 잠을 못 자요") == ("불면",)
     assert named_symptoms("잠을 못 잘 정도예요") == ("불면",)
+
+
+def test_a_symptom_said_as_what_brings_on_a_pain_is_no_complaint() -> None:
+    """A real post (a chest wall bruised by blows): "재채기를 하거나 기침을 해도 왼쪽가슴이 아픕니다" got
+    antihistamines and cold medicines. Sneezing and coughing there bring the pain on; the pain is the complaint."""
+    assert named_symptoms("재채기를 하거나 기침을 해도 왼쪽가슴이 아픕니다") == ()
+    assert named_symptoms("기침할 때마다 가슴이 결려요") == ()
+    assert named_symptoms("기침이 나고 가슴이 아파요") == ("기침",)            # a cough, and a pain
+    assert named_symptoms("기침을 해도 가래가 안 나와요") == ("기침", "가래")    # no pain follows: a cough

@@ -231,6 +231,10 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     # a symptom said only as the measure of another ("잠을 못 잘 정도로 기침이 나요", "토할 만큼 배가 아파요") is not
     # a complaint of its own: the cough and the stomach ache are, and the first-named symptom leads the search
     # (a sleep aid came first for the cough). Kept when it is the only one named.
+    # a symptom said only as what brings on a pain ("재채기를 하거나 기침을 해도 왼쪽가슴이 아픕니다": a chest wall
+    # bruised by blows got antihistamines) is no complaint of its own: the pain is
+    triggers = {term for _, term in found if all(_a_trigger(compacts[i], end) for i, _, end in spans[term])}
+    found = [(at, term) for at, term in found if term not in triggers]
     measures = {term for _, term in found if all(_a_measure(compacts[i], end) for i, _, end in spans[term])}
     if measures and (len(measures) < len(found) or all(_measures_pain(compacts[i], end) for term in measures
                                                        for i, _, end in spans[term])):
@@ -259,6 +263,17 @@ def _a_measure(compact: str, end: int) -> bool:
 
 
 _PAIN_AFTER_MEASURE = re.compile(r"(?:정도|만큼)(?:로|으로)?(?:아프|쑤시|쑤셔|결리|결려|저리|저려|따갑|따가|따끔|욱신|화끈|쓰라|쓰리|쓰려)")
+
+
+# "…을 하거나", "…를 해도", "…만 해도", "…하기만 해도" then, within a few words, a pain: the symptom brings the pain on
+_TRIGGER_THEN_PAIN = re.compile(r"(?:을|를|만)?(?:하거나|해도|하기만해도|하여도|할때도|할때마다|할적마다)"
+                                r"[가-힣]{0,24}?(?:아프|아픕|아팠|통증|결리|결려|울리|울려|쑤시|쑤셔|찌릿|뜨끔|땡기|당기)")
+
+
+def _a_trigger(compact: str, end: int) -> bool:
+    """Whether the phrase ending at `end` goes on to "…하거나/해도/할 때마다" and then a pain: the phrase names what
+    brings the pain on, not a complaint ("기침을 해도 가슴이 아파요"; "기침이 나고 가슴이 아파요" is a cough)."""
+    return _TRIGGER_THEN_PAIN.match(compact, end) is not None
 
 
 def _measures_pain(compact: str, end: int) -> bool:

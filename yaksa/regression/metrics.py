@@ -126,7 +126,7 @@ def score_item(item: Any, outcome: ItemOutcome, k: int) -> dict[str, float]:
         return row
     answer, cited = outcome.answer, outcome.citations
     if outcome.trace.get("intent") not in ACKNOWLEDGED:  # an answer, not "기억해 둘게요" or a greeting
-        row.update(answer_checks(answer, cited, len(outcome.contexts), quoted_advice(outcome.trace)))
+        row.update(answer_checks(answer, cited, len(outcome.contexts), quoted_advice(outcome.trace), item.turns[-1]))
     if item.gold_kind:
         retrieved = list(dict.fromkeys(_citation_id(c, item.gold_kind) for c in cited))
         row.update(

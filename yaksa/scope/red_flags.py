@@ -443,9 +443,16 @@ _NEG_EN_BEFORE = re.compile(
     r"|hasn't\s+had|haven't\s+had)\s+(?:\w+\s+){0,2}$")
 
 
+# "or" joining the term to the next clause: in "가슴이 답답하거나..숨쉬기 힘든적은 없습니다만" the 없 denies both
+_OR_JOINS = re.compile(r"\s?(?:하|했|이|이었|였)?거나[.…~,\s]*")
+
+
 def _negated_after(text: str, end: int) -> bool:
     # searched in `text`, not in the slice: a connective right after the term ("토하고 힘없이 …") needs
     # the term's last syllable for its look-behind, or the clause runs on into the next one's "없"
+    if (joined := _OR_JOINS.match(text, end)) is not None:
+        end = joined.end()   # the term's clause is the next one's ("…하거나 … 적은 없어요"): a real post was told
+                             # to see a doctor for chest pain on running that it denied
     stop = _CLAUSE_END.search(text, end, end + NEGATION_REACH)
     window = text[end:stop.end() if stop is not None else end + NEGATION_REACH]
     if _PERSIST_KO.search(window):

@@ -111,7 +111,8 @@ def score_turn(turn: Any, result: TurnResult, stated: Sequence[Fact], profile_it
     if result.blocked:
         return row
     if _answered(result):
-        row.update(answer_checks(result.answer, result.citations, len(result.contexts), quoted_advice(result.trace)))
+        row.update(answer_checks(result.answer, result.citations, len(result.contexts), quoted_advice(result.trace),
+                                  turn.text))
     if turn.kind == "caution_question":
         row["product_hit"] = product_hit(result.citations, turn.expects["product"], turn.expects.get("item_seq"))
         # the caution the script chose this product for, else any the persona's facts could trigger
