@@ -131,7 +131,7 @@ def test_a_known_product_beside_an_unlisted_one_keeps_its_products(catalog: Drug
     "운동장 두바퀴정도 돌면 가슴이 아파요",          # 정도: about, no tablet
     "약 먹을 예정인데 걱정이에요",                    # everyday words ending in 정
     "생리 끝나면 질정을 넣어요 약은 안 먹어요",       # a form (vaginal tablet), not a product
-    "처방받았습니다알레파타딘정슈다페드정 먹어요",    # words run together: no one name
+    "처방받았습니다알레파타딘정 먹어요",              # words run together: no one name
     "할머니 댁에 가는 과정에서 멀미약을 먹었어요",
 ])
 def test_everyday_words_and_forms_are_no_unlisted_product(catalog: DrugCatalog, question: str) -> None:
@@ -147,3 +147,10 @@ def test_a_missing_brand_is_named_without_its_particle(catalog: DrugCatalog) -> 
     """"타미플루를에 해당하는 제품의 허가 정보가 자료에 없어" was the reply's first words."""
     found = catalog.link("타미플루를 먹어도 되나요?")
     assert found.mentions == ("타미플루",) and found.absent == ("타미플루",)
+
+
+def test_unlisted_names_written_without_spaces_are_each_named(catalog: DrugCatalog) -> None:
+    """"처방받은 알레파타딘정슈다페드정 먹어도 되나요" was answered from almagate labels: two names run together."""
+    assert catalog.link("처방받은 알레파타딘정슈다페드정 먹어도 되나요").absent == ("알레파타딘정", "슈다페드정")
+    assert catalog.link("처방받았습니다알레파타딘정슈다페드정을 먹어요").absent == ("슈다페드정",)
+    assert catalog.link("운동을 걱정정도로 해요 약은 먹어요").absent == ()

@@ -100,6 +100,22 @@ def unlisted_product(word: str) -> str | None:
     return None
 
 
+_FORM_CHUNK = re.compile(r"[가-힣]+?(?:" + "|".join(UNLISTED_FORMS) + ")")
+
+
+def unlisted_products(word: str) -> list[str]:
+    """The unlisted product names in `word`: one (`unlisted_product`), or several written without spaces
+    ("알레파타딘정슈다페드정" → 알레파타딘정, 슈다페드정; a post listed six prescribed medicines so), each piece a
+    name by itself; a piece that is not ("처방받았습니다알레파타딘정": words run together) is left out."""
+    single = unlisted_product(word)
+    if single is not None:
+        return [single]
+    pieces = _FORM_CHUNK.findall(word)
+    if len(pieces) < 2 or word[sum(map(len, pieces)):] not in UNLISTED_PARTICLES:
+        return []
+    return [name for piece in pieces if (name := unlisted_product(piece)) is not None]
+
+
 # Brand stems and stem tails that are also everyday words: "에스" (S), "타이밍" (timing), "마스"(크).
 COMMON_WORDS: frozenset[str] = frozenset({
     "에스", "마스", "이벤", "소담", "보송", "엔디", "엘씨", "루마", "글루", "한생", "청나", "속청", "솔봄",
@@ -497,11 +513,13 @@ class DrugCatalog:
                 continue
             match = self._match_word(word)
             if match is None:
-                name = unlisted_product(word)
-                if name and any(word in sentence for sentence in medicine_sentences):
-                    mentions.append(name)
-                    notes.append(f"{name} is not in the data (read as a product's name)")
-                    groups.append(())
+                names = unlisted_products(word)
+                if names and any(word in sentence for sentence in medicine_sentences):
+                    for name in names:
+                        if self._match_word(name) is None:   # a glued piece may be a product the data has
+                            mentions.append(name)
+                            notes.append(f"{name} is not in the data (read as a product's name)")
+                            groups.append(())
                 continue
             kind, key, seqs, form, strength = match
             nxt = words[i + 1] if i + 1 < len(words) else ""
