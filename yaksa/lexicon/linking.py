@@ -82,6 +82,13 @@ def _without_particle(word: str, shortest: int) -> str:
     return word
 
 
+def _in_talk_of_medicine(word: str, question: str) -> bool:
+    """Whether `word` stands in a sentence of `question` that talks of medicine (prescribed, taken, 약…): a
+    product-shaped word elsewhere ("타임캡슐을 묻었다") is no medicine. Asked only of such words, so an ordinary
+    question never pays for splitting its sentences."""
+    return any(word in m.group(0) and _MEDICINE_CONTEXT.search(m.group(0)) for m in _SENTENCES.finditer(question))
+
+
 def unlisted_product(word: str) -> str | None:
     """The product name `word` reads as (without its particle) when it has the shape of a product's name
     (UNLISTED_FORMS above); None otherwise. The caller checks that the data has no such product and that
@@ -507,14 +514,13 @@ class DrugCatalog:
             found.extend(LinkedProduct(s, self.products[s].name, "name", key) for s in group)
             groups.append(tuple(group))
             taken.update(group)
-        medicine_sentences = [m.group(0) for m in _SENTENCES.finditer(question) if _MEDICINE_CONTEXT.search(m.group(0))]
         for i, word in enumerate(words):
             if any(word.lower() in k for k, _ in full):
                 continue
             match = self._match_word(word)
             if match is None:
                 names = unlisted_products(word)
-                if names and any(word in sentence for sentence in medicine_sentences):
+                if names and _in_talk_of_medicine(word, question):
                     for name in names:
                         if self._match_word(name) is None:   # a glued piece may be a product the data has
                             mentions.append(name)
