@@ -246,6 +246,19 @@ def test_one_decision_names_why_the_labels_do_not_answer() -> None:
     assert labels_do_not_answer("알람 7시에 맞춰줘", scope(0.16), drug, None, [ANTACID]) is None
 
 
+def test_cold_medicines_for_what_brings_a_pain_on_do_not_answer_the_pain() -> None:
+    """"재채기를 하거나 기침을 해도 왼쪽가슴이 아파요" (a real post's sentence, alone) got cold medicines' uses for
+    재채기 and 기침 beside naproxen's side effects: those words bring the pain on, and the pain is the complaint."""
+    question = "재채기를 하거나 기침을 해도 왼쪽가슴이 아파요"
+    cold = Citation(2, "mfds:4:efficacy", "drugs", "판콜에스내복액", "효능효과",
+                    "감기의 여러 증상(콧물, 코막힘, 재채기, 인후통, 기침)의 완화", 0.4, {"section_key": "efficacy"})
+    chest = replace(SIDE_EFFECTS, text="가슴 통증이 나타나는 경우 복용을 즉각 중지하십시오.")
+    assert side_effects_only(question, _focus(), None, [chest, cold])
+    assert labels_do_not_answer(question, None, _focus(), None, [chest, cold]) == "symptom_care"
+    # a cough said as a complaint of its own is answered from the labels that treat it
+    assert not side_effects_only("기침이 나고 가슴이 아파요", _focus(), None, [chest, cold])
+
+
 def test_a_question_about_a_disease_in_general_is_told_where_disease_information_is() -> None:
     """"고혈압 증상이 뭐예요?" heard "no medicine for the complaint you describe", as if the writer had it."""
     from yaksa.agent.replies import DISEASE_INFO_SOURCE, disease_info_reply

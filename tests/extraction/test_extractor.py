@@ -86,6 +86,13 @@ def test_a_sore_neck_beside_its_posture_is_no_sore_throat(extractor: SlotExtract
     assert "YK:SYM:sore_throat" in [i.concept_id for i in extractor.extract("감기 걸려서 목이 아파요")]
 
 
+def test_a_symptom_that_brings_on_a_pain_is_not_remembered(extractor: SlotExtractor) -> None:
+    """"재채기를 하거나 기침을 해도 왼쪽가슴이 아파요" was remembered as a cough; the chest pain is the complaint."""
+    found = [i.concept_id for i in extractor.extract("기침을 해도 왼쪽가슴이 아파요")]
+    assert "YK:SYM:cough" not in found and "YK:SYM:chest_pain" in found
+    assert "YK:SYM:cough" in [i.concept_id for i in extractor.extract("기침이 나고 가슴이 아파요")]
+
+
 def test_an_english_condition_before_a_question_mark_is_the_topic_not_a_doubt() -> None:
     from yaksa.extraction.extractor import _asked_about
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from yaksa.lexicon.focus import (
+    brings_on_pain,
     everyday_symptoms,
     find_symptoms,
     load_focus_rules,
     named_symptoms,
     names_a_pain,
+    without_pain_triggers,
 )
 
 
@@ -268,3 +270,15 @@ def test_a_symptom_said_as_what_brings_on_a_pain_is_no_complaint() -> None:
     assert named_symptoms("기침할 때마다 가슴이 결려요") == ()
     assert named_symptoms("기침이 나고 가슴이 아파요") == ("기침",)            # a cough, and a pain
     assert named_symptoms("기침을 해도 가래가 안 나와요") == ("기침", "가래")    # no pain follows: a cough
+
+
+def test_the_words_of_what_brings_on_a_pain_are_blanked_for_comparing_with_labels() -> None:
+    """A cold medicine's uses share 재채기 and 기침 with "재채기를 하거나 기침을 해도 왼쪽가슴이 아파요"; without those
+    words the message shares only the pain with a label (`side_effects_only`). The slot extractor reads a concept
+    ending where a trigger begins the same way (`brings_on_pain`)."""
+    blanked = without_pain_triggers("재채기를 하거나 기침을 해도 왼쪽가슴이 아파요")
+    assert "재채기" not in blanked and "기침" not in blanked and "왼쪽가슴이 아파요" in blanked
+    assert without_pain_triggers("기침이 나고 가슴이 아파요") == "기침이 나고 가슴이 아파요"
+    text = "기침을 해도 가슴이 아파요"
+    assert brings_on_pain(text, text.index("기침") + 2)
+    assert not brings_on_pain("기침이 나고 가슴이 아파요", 2)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from yaksa.extraction.regex_slots import regex_slots
 from yaksa.extraction.slots import SlotItem
 from yaksa.extraction.speech_act import clause_at, takes_medication
-from yaksa.lexicon.focus import in_its_other_sense
+from yaksa.lexicon.focus import brings_on_pain, in_its_other_sense
 from yaksa.text.hangul import has_hangul
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ class SlotExtractor:
     def extract(self, text: str) -> list[SlotItem]:
         """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
         where a vaccination is spoken of, or asked about ("우울증?", "공황장애일까요"), is not a condition, nor a
-        symptom's phrasing beside a word of its other sense (`in_its_other_sense`: "거북목 때문에 목이 아파요").
+        symptom's phrasing beside a word of its other sense (`in_its_other_sense`: "거북목 때문에 목이 아파요"), nor
+        a symptom said as what brings a pain on (`brings_on_pain`: "기침을 해도 가슴이 아파요").
 
         Medications only when the user says they take them (asked-about or denied drugs are left
         out): the profile's medication list feeds interaction cautions in every later answer.
@@ -109,6 +110,8 @@ class SlotExtractor:
                                             or _asked_about(text, ent.start, ent.end)):
                 continue
             if ent.type == "symptom" and in_its_other_sense(ent.preferred, text):   # 목이 아파 beside 거북목
+                continue
+            if ent.type == "symptom" and brings_on_pain(text, ent.end):   # "기침을 해도 가슴이 아파요": the pain is
                 continue
             items.append(SlotItem(SLOT_OF_TYPE[ent.type], ent.preferred, concept_id=ent.concept_id,
                                   text=ent.text, source="medcat"))

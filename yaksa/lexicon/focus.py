@@ -212,7 +212,23 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     """The efficacy terms the question names itself (everyday phrasings included: "신물" → 속쓰림), in
     the order they appear; drug-class words do not count here. Without `as_written`, a term counts only
     through its phrasings (`everyday_symptoms`)."""
+    found, _ = _read_symptoms(question, rules or load_focus_rules(), as_written)
+    return found
+
+
+def without_pain_triggers(question: str, rules: FocusRules | None = None) -> str:
+    """`question` with the symptoms it says only as what brings a pain on blanked out ("재채기를 하거나 기침을 해도
+    왼쪽가슴이 아파요" → " 를 하거나  을 해도 왼쪽가슴이 아파요"), which `named_symptoms` leaves out: a label for them
+    answers nothing asked, though its words are the question's."""
     rules = rules or load_focus_rules()
+    for term in _read_symptoms(question, rules, True)[1]:
+        for said in sorted((term, *rules.symptoms.get(term, ())), key=len, reverse=True):
+            question = question.replace(said, " ")
+    return question
+
+
+def _read_symptoms(question: str, rules: FocusRules, as_written: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the symptoms named, in order; those said only as a pain's trigger): `named_symptoms`'s reading."""
     # as written ("밤에자꾸깨" is a pattern), and with the adverbs left out ("속이 자주 쓰려요")
     question = _LIKENESS.sub(" ", question)
     compacts = (_compact(question), _compact(_DEGREE_ADVERBS.sub("", question)))
@@ -239,7 +255,7 @@ def named_symptoms(question: str, rules: FocusRules | None = None, *, as_written
     if measures and (len(measures) < len(found) or all(_measures_pain(compacts[i], end) for term in measures
                                                        for i, _, end in spans[term])):
         found = [(at, term) for at, term in found if term not in measures]
-    return tuple(t for _, t in sorted(found))
+    return tuple(t for _, t in sorted(found)), tuple(sorted(triggers))
 
 
 _JONGSEONG_RIEUL = 8          # a Hangul syllable's final ㄹ ("잘", "할", "플"): (code - 0xAC00) % 28
@@ -274,6 +290,12 @@ def _a_trigger(compact: str, end: int) -> bool:
     """Whether the phrase ending at `end` goes on to "…하거나/해도/할 때마다" and then a pain: the phrase names what
     brings the pain on, not a complaint ("기침을 해도 가슴이 아파요"; "기침이 나고 가슴이 아파요" is a cough)."""
     return _TRIGGER_THEN_PAIN.match(compact, end) is not None
+
+
+def brings_on_pain(text: str, end: int) -> bool:
+    """Whether the words of `text` ending at `end` name what brings a pain on ("기침을 해도 가슴이 아파요": 기침): the
+    same reading as `named_symptoms`, for a span of the text as written (a concept the slot extractor found)."""
+    return _a_trigger(_compact(text[end:end + 60]), 0)
 
 
 def _measures_pain(compact: str, end: int) -> bool:

@@ -58,7 +58,7 @@ from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
 from yaksa.lexicon.expiry import asks_about_an_expired_medicine
-from yaksa.lexicon.focus import CHILD_POPULATIONS
+from yaksa.lexicon.focus import CHILD_POPULATIONS, without_pain_triggers
 from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.lexicon.redose import asks_to_redose_after_vomiting
@@ -108,10 +108,12 @@ def side_effects_only(question: str, focus: Any, post: Any, citations: list[Cita
     found nothing but side-effect sections that share its words ("가슴이 답답하고 심장이 벌렁거려요" got
     naproxen's side-effect lists): quoting them would read as an answer to what was asked. Sections that share
     no word with it do not count ("가슴이 찌릿해요" got naproxen's side effects beside a gas remedy's uses, which
-    name nothing it said); none sharing one is `unrelated_labels`."""
+    name nothing it said); none sharing one is `unrelated_labels`. A symptom said only as what brings a pain on
+    is not a word they share ("재채기를 하거나 기침을 해도 왼쪽가슴이 아파요" got cold medicines' uses for 재채기, 기침)."""
     if not _short_general_question(question, focus, post, citations, kind):
         return False
-    related = [c for c in citations if _shares_a_word_with(question, [c])]
+    asked = without_pain_triggers(question)
+    related = [c for c in citations if _shares_a_word_with(asked, [c])]
     return bool(related) and all(c.metadata.get("section_key") == "side_effects" for c in related)
 
 
