@@ -10,6 +10,7 @@ import pytest
 
 from yaksa.agent.nodes.retrieve import (
     asks_about_a_disease,
+    asks_about_a_prescription_class,
     labels_do_not_answer,
     side_effects_only,
     unanswered_by_labels,
@@ -257,6 +258,29 @@ def test_cold_medicines_for_what_brings_a_pain_on_do_not_answer_the_pain() -> No
     assert labels_do_not_answer(question, None, _focus(), None, [chest, cold]) == "symptom_care"
     # a cough said as a complaint of its own is answered from the labels that treat it
     assert not side_effects_only("기침이 나고 가슴이 아파요", _focus(), None, [chest, cold])
+
+
+def test_a_prescription_medicine_named_by_its_class_is_not_answered_from_other_labels() -> None:
+    """"혈압약 먹어도 운동해도 되나요?" got naproxen's side effects (혈압강하, 혈압상승): no label of the data is a
+    blood-pressure medicine; the prescriber or the dispensing pharmacy answers it."""
+    from yaksa.agent.replies import prescription_class_reply
+
+    question = "혈압약 먹어도 운동해도 되나요?"
+    assert asks_about_a_prescription_class(question, _focus(), None)
+    assert labels_do_not_answer(question, scope(0.9), _focus(), None, [SIDE_EFFECTS]) == "prescription_class"
+    assert not asks_about_a_prescription_class(question, _focus(mentions=("타이레놀",)), None)   # a product named
+    assert not asks_about_a_prescription_class(question, _focus("symptom"), None)   # a complaint the labels treat
+    assert not asks_about_a_prescription_class("타이레놀 먹어도 되나요?", _focus(), None)
+    reply = prescription_class_reply(("혈압약",))
+    assert reply.startswith("혈압약은 자료에 허가 정보가 없어") and "약을 지어 준 약국" in reply and "[문서" not in reply
+    assert "진료" not in reply and "진료" in prescription_class_reply(("혈압약",), a_complaint=True)
+
+
+def test_the_prescription_class_reply_end_to_end(make_runner) -> None:
+    runner = make_runner(enforce_safety=False)   # the guard is not what this tests
+    result = runner.run("당뇨약 먹는데 술 마셔도 되나요?", "rx", variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "prescription_class" and not result.citations
+    assert result.answer.startswith("당뇨약은 자료에 허가 정보가 없어")
 
 
 def test_a_question_about_a_disease_in_general_is_told_where_disease_information_is() -> None:

@@ -458,6 +458,12 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("요즘 코피가 일주일에 몇 번씩 나는데 병원 가야 하나요?", "nosebleed_recurrent"),
     ("아스피린 먹고 나서 코피가 자주 나요", "nosebleed_recurrent"),
     ("My son gets nosebleeds almost every day", "nosebleed_recurrent"),
+    # a real post (lupus nephritis, the legs swelling more for two days on a new prescription) got no line on it
+    ("신장내과 다니는데 그제부터 다리 부종이 많이 심해졌어요", "swelling_worse_kidney_heart"),
+    ("투석 받는 아버지 다리가 점점 더 부어요", "swelling_worse_kidney_heart"),
+    ("심부전 진단 받았는데 요즘 발목이 계속 부어요", "swelling_worse_kidney_heart"),
+    ("단백뇨가 있는데 붓기가 며칠째 안 빠져요", "swelling_worse_kidney_heart"),
+    ("I have kidney disease and my legs are getting more swollen", "swelling_worse_kidney_heart"),
 ])
 def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rule: str) -> None:
     assert rule_of(text) == rule
@@ -485,6 +491,9 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "헬스하고 다음날 가슴이 뻐근해요",
     "운동할 때 숨이 차는 건 정상인가요?",                 # no chest pain
     "숨을 들이마시면 가슴이 시원해져요",
+    "신장내과 다니는데 부종은 심해지지 않았어요",          # negated
+    "짜게 먹고 잤더니 얼굴이 부었어요",                    # no kidney or heart disease
+    "신장 180에 몸무게 80인데 다리가 많이 부었어요",        # 신장 is the height here
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None

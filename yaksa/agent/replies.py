@@ -102,6 +102,19 @@ def symptom_care_reply(text: str, population: Sequence[str] = ()) -> str:
             f"to find the cause. {SAFETY_LINE_EN}")
 
 
+def prescription_class_reply(classes: Sequence[str], *, a_complaint: bool = False) -> str:
+    """A short Korean question about a prescription medicine the data holds no label of ("혈압약 먹어도 운동해도
+    되나요?", `prescription_classes_named`): said plainly, and sent to whoever prescribed or dispensed it, since
+    which medicine it is decides the answer; no other medicine's label is quoted. With `a_complaint` (the message
+    says how the body feels: "혈압약 먹는데 가슴이 두근거려요"), the complaint may be the medicine's, and is the
+    doctor's to hear."""
+    names = with_particle(", ".join(classes[:3]), "은", "는")
+    complaint = (" 말씀하신 증상이 약 때문일 수도 있으니 처방한 의사에게 알리고, 심해지면 미루지 말고 진료를 받으세요."
+                 if a_complaint else "")
+    return (f"{names} 자료에 허가 정보가 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 답하지 않습니다. "
+            f"처방한 의사나 약을 지어 준 약국에 드시는 약 이름을 말하고 물어보세요.{complaint} {SAFETY_LINE_KO}")
+
+
 # where Korean disease information is, since the drug labels hold none (the KDCA's national health portal)
 DISEASE_INFO_SOURCE = "국가건강정보포털(health.kdca.go.kr)"
 

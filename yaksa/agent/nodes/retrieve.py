@@ -50,6 +50,7 @@ from yaksa.agent.replies import (
     mind_care_reply,
     post_care_reply,
     post_fever_reply,
+    prescription_class_reply,
     redose_care_reply,
     symptom_care_reply,
 )
@@ -58,9 +59,10 @@ from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
 from yaksa.lexicon.expiry import asks_about_an_expired_medicine
-from yaksa.lexicon.focus import CHILD_POPULATIONS, without_pain_triggers
+from yaksa.lexicon.focus import CHILD_POPULATIONS, describes_a_body_complaint, without_pain_triggers
 from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
+from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.lexicon.redose import asks_to_redose_after_vomiting
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
@@ -164,6 +166,15 @@ def asks_about_food(question: str, focus: Any, post: Any) -> bool:
     return not (post is not None and post.long) and bool(foods_asked_about(question))
 
 
+def asks_about_a_prescription_class(question: str, focus: Any, post: Any) -> bool:
+    """A short Korean question naming a prescription medicine by its class ("혈압약 먹어도 운동해도 되나요?",
+    `prescription_classes_named`) and no product, symptom or over-the-counter class: no label of the data is that
+    medicine's, and the search matched only everyday words (naproxen's 혈압강하 for 혈압약)."""
+    if focus is None or focus.lang != "ko" or focus.mode != "general" or focus.linking.mentions or focus.classes:
+        return False
+    return not (post is not None and post.long) and bool(prescription_classes_named(question))
+
+
 def diseases_asked_about(question: str) -> tuple[str, ...]:
     """The conditions the question names right before a word asking about the disease itself (증상, 원인 …)."""
     return conditions_followed_by(question, ASKS_ABOUT_A_DISEASE)
@@ -178,6 +189,8 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     - `food_info`: a short Korean question about what to eat, naming no medicine (`asks_about_food`);
     - `disease_info`: a short Korean question about a disease in general ("고혈압 증상이 뭐예요?",
       `asks_about_a_disease`);
+    - `prescription_class`: a short Korean question about a prescription medicine named by its class, which no
+      label of the data is (`asks_about_a_prescription_class`);
     - `nothing_named`: a message naming nothing medical that passed the scope stage narrowly
       (`unanswered_by_labels`);
     - `post_care`: a long post about complaints no label treats, asking about no medicine (`unlabelled_post`);
@@ -189,6 +202,8 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
         return "food_info"
     if asks_about_a_disease(question, focus, post, kind):
         return "disease_info"
+    if asks_about_a_prescription_class(question, focus, post):
+        return "prescription_class"
     if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
         return "nothing_named"
     if citations and unlabelled_post(focus, post):
@@ -210,6 +225,8 @@ _UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
     "food_info": lambda state, focus: food_info_reply(foods_asked_about(state["question"]), focus.population,
                                                       which_medicine=what_to_eat_for(state["question"])),
     "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
+    "prescription_class": lambda state, focus: prescription_class_reply(
+        prescription_classes_named(state["question"]), a_complaint=describes_a_body_complaint(state["question"])),
     "unrelated_labels": lambda state, focus: nothing_named(state["question"]),
 }
 
