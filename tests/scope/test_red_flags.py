@@ -148,6 +148,9 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("벌레 물린 곳이 빨갛게 번지고 열이 나요", "skin_infection_spreading"),
     ("동생이 수면제를 몇 알 먹었는지 모르겠는데 비틀거려요", "overdose_impaired"),
     ("요즘 삶을 포기하고 싶다는 생각이 들어요", "suicidal_thoughts"),
+    # a single parent's "다 놓아버리고 싶어요" (a message we wrote) was refused as off-topic
+    ("혼자 애 키우는데 다 놓아버리고 싶어요", "suicidal_thoughts"),
+    ("모든 걸 내려놓고 싶어요", "suicidal_thoughts"),
     # carbon monoxide: "중독" here is a poisoning, never a psychiatrist's question
     ("연탄가스 중독 같아요 머리가 아프고 어지러워요", "carbon_monoxide_exposure"),
     ("캠핑 텐트에서 난로 켜고 잤는데 두통이 심하고 토할 것 같아요", "carbon_monoxide_exposure"),
