@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from yaksa.lexicon.linking import DrugCatalog, load_brand_rules
+from yaksa.lexicon.linking import DrugCatalog, load_brand_rules, unlisted_product
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +154,13 @@ def test_unlisted_names_written_without_spaces_are_each_named(catalog: DrugCatal
     assert catalog.link("처방받은 알레파타딘정슈다페드정 먹어도 되나요").absent == ("알레파타딘정", "슈다페드정")
     assert catalog.link("처방받았습니다알레파타딘정슈다페드정을 먹어요").absent == ("슈다페드정",)
     assert catalog.link("운동을 걱정정도로 해요 약은 먹어요").absent == ()
+
+
+@pytest.mark.parametrize(("word", "name"), [
+    ("받앗던알프람정", "알프람정"), ("된다며소론도정", "소론도정"), ("약물슈다페드정", "슈다페드정"),
+    ("타왔는데요스마블과립", "스마블과립"), ("처방받은알프람정을", "알프람정"),
+    ("은행엽정", "은행엽정"),   # a name starting with 은: two syllables must stay before the form
+])
+def test_a_verb_ending_glued_onto_a_name_is_not_said_as_the_name(word: str, name: str) -> None:
+    """Real posts wrote "받앗던알프람정", "된다며소론도정" without spaces, and the reply said them back as names."""
+    assert unlisted_product(word) == name

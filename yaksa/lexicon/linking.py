@@ -100,11 +100,18 @@ def unlisted_product(word: str) -> str | None:
         stem, rest = word[:at], word[at + len(form):]
         if rest not in UNLISTED_PARTICLES or not re.fullmatch(r"[가-힣]+", stem):
             continue
+        stem = _GLUED_BEFORE.sub("", stem)
         name = stem + form
         if name.endswith(UNLISTED_NOT) or stem in COMMON_WORDS or len(name) > UNLISTED_LONGEST:
             return None
         return name
     return None
+
+
+# a verb's ending or "약물" written onto a name ("받앗던알프람정", "된다며소론도정", "약물슈다페드정": real posts, said back as
+# written): the words before it are cut when at least two syllables stay; the longer endings are tried first
+# ("타왔는데요스마블과립" keeps no "데요")
+_GLUED_BEFORE = re.compile(r"^(?:[가-힣]+?(?:는데요|던데요|는데|던데|다며|던|며|은|는|된)|약물)(?=[가-힣]{2})")
 
 
 _FORM_CHUNK = re.compile(r"[가-힣]+?(?:" + "|".join(UNLISTED_FORMS) + ")")
