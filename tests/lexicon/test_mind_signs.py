@@ -82,6 +82,17 @@ def test_a_named_condition_is_a_concern_at_the_start_of_a_word() -> None:
     assert not names_mind_condition("짝남한테 고민상담 해달라고 해볼까?")    # Chatbot_data's small talk
 
 
+def test_what_a_harm_left_behind_and_a_habit_that_will_not_stop_are_concerns() -> None:
+    """Messages of ours refused as off-topic (2026-12-01): a trauma's memories, a habit one cannot stop, nail biting,
+    and longing a year after a death (two signs: the death and the longing)."""
+    assert names_mind_condition("학교폭력 당했던 기억 때문에 아직도 힘들어요")
+    assert not names_mind_condition("학교폭력 당했을 때 신고는 어떻게 해요?")     # a procedure, no after-effect said
+    assert names_mind_condition("게임을 끊고 싶은데 하루 종일 게임만 하게 돼요")
+    assert names_mind_condition("손톱을 계속 물어뜯는 버릇을 고치고 싶어요")
+    assert about_mental_health("엄마가 돌아가신 지 1년이 지났는데 아직도 매일 생각나요")
+    assert not about_mental_health("헤어진 지 1년인데 아직도 생각나")              # one sign: small talk
+
+
 def test_no_shared_non_medical_question_shows_two_signs() -> None:
     """The 3,000 shared non-medical questions: a concern only where a condition is named (폭식증)."""
     path = shared_or_skip("real-questions", "oos_ko.jsonl")

@@ -151,6 +151,7 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     # a single parent's "다 놓아버리고 싶어요" (a message we wrote) was refused as off-topic
     ("혼자 애 키우는데 다 놓아버리고 싶어요", "suicidal_thoughts"),
     ("모든 걸 내려놓고 싶어요", "suicidal_thoughts"),
+    ("혼자 있으면 자꾸 나쁜 생각이 들어요", "suicidal_thoughts"),    # 나쁜 생각: how Korean says it
     # carbon monoxide: "중독" here is a poisoning, never a psychiatrist's question
     ("연탄가스 중독 같아요 머리가 아프고 어지러워요", "carbon_monoxide_exposure"),
     ("캠핑 텐트에서 난로 켜고 잤는데 두통이 심하고 토할 것 같아요", "carbon_monoxide_exposure"),
@@ -205,6 +206,8 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "오래전에 연탄가스를 마신 적이 있는데 폐가 약해요",     # long ago (a real post's wording)
     # a real post: painful fingers and toes are joints, not pain spreading from the chest
     "아침에 잠자고 일어 날때 가슴 가운데 통증이 있고 발가락 손가락 통증이 심합니다",
+    "나쁜 생각은 안 들어요 그냥 잠이 안 와요",             # denied
+    "회사 일은 다 내려놓고 푹 쉬고 싶어요",                 # rest, not letting go of everything
 ])
 def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
     assert red_flag(text) is None

@@ -80,6 +80,11 @@ SIGNS: tuple[tuple[str, str, str], ...] = (
     ("grief after a death", "ICD-11 6B42",
      (r"돌아가신 ?(뒤|후|다음|이후|지)|돌아가시고 ?(나서|난)|사별|세상을 ?떠난 ?(뒤|후|지)"
       r"|(잃은|떠나보낸|죽은|자살한) ?(뒤|후|다음|이후|지)|(잃고|떠나보내고|죽고) ?(나서|난 ?뒤|난 ?후)")),
+    # 2026-12-01: "엄마가 돌아가신 지 1년이 지났는데 아직도 매일 생각나요" (ours, not blind) showed the death alone and was
+    # refused; longing that has not eased is ICD-11's core of prolonged grief. Said of a lost love ("아직도 생각나")
+    # it is one sign, as the death alone is
+    ("longing that persists", "ICD-11 6B42 (persistent longing)",
+     r"(아직도|여전히|지금도) ?(매일 ?|자꾸 ?|계속 ?|너무 ?)?(생각나|생각이 ?나|보고 ?싶|그립|그리워|실감이 ?안|못 ?받아들|믿기지 ?않)"),
 )
 MIN_SIGNS = 2                 # different items in one message: one alone is everyday talk
 _DENIAL = re.compile(r"^[^.?!,\n]{0,8}?(지 ?않|지는 ?않|진 ?않|지 ?도 ?않|없어|없습|없고|아니)")

@@ -72,6 +72,16 @@ _ADDICTION = re.compile(r"(게임|알코올|알콜|술|도박|인터넷|스마�
 # so is seeking counselling ("심리상담은 어디서 받을 수 있나요?" P 0.001, 2026-11-30): 상담 alone is customer service
 # and "고민상담"/"연애 상담" small talk (both in Chatbot_data), so only counselling of the mind counts
 _MIND_PHRASE = re.compile(r"분노\s?조절|심리\s?(상담|치료)|상담\s?치료|정신\s?건강\s?(상담|센터|복지)")
+# what the mind carries after being harmed ("학교폭력 당했던 기억 때문에 아직도 힘들어요"), a habit one wants to stop and
+# cannot ("게임을 끊고 싶은데 하루 종일 게임만 하게 돼요"), a body-focused repetitive habit ("손톱을 계속 물어뜯어요",
+# ICD-11 6B25): refused as off-topic, 2026-12-01 (messages we wrote, not blind). None of the 3,000 shared non-medical
+# questions or 4,986 posts says any; of the 1,218 exam stems, five name a harm and one a wish to stop smoking
+_MIND_AFTER_HARM = re.compile(
+    r"(학교\s?폭력|학폭|성\s?폭력|성\s?추행|성\s?폭행|가정\s?폭력|데이트\s?폭력|학대|왕따|따돌림)(을|를|에)?\s?(당|받)"
+    r"[^.?!\n]{0,16}?(기억|트라우마|힘들|힘드|괴롭|괴로|무서|무섭|두렵|두려|생각나|떠올|악몽)")
+_MIND_HABIT = re.compile(
+    r"(게임|술|담배|도박|쇼핑|야동|음란물|유튜브|쇼츠|핸드폰|휴대폰|스마트폰)(을|를|만)?\s?(끊고|줄이고|그만\s?하고)\s?싶은데"
+    r"|손톱(을|만)?\s?(자꾸\s?|계속\s?|습관적으로\s?)?(물어\s?뜯|뜯)|머리카락(을|만)?\s?(자꾸\s?|계속\s?)?(뽑|쥐어\s?뜯)")
 
 
 # low mood: 우울 was a word of the base vocabulary before MIND_WORDS existed, so it is not in that list (which
@@ -85,11 +95,11 @@ _MIND_WORD = re.compile(r"(?<![\uac00-\ud7a3])(" + "|".join(w for w in MIND_WORD
 
 def names_mind_condition(text: str) -> bool:
     """Whether `text` names a mental-health condition of `MIND_WORDS` ("공황", "강박증") at the start of a word,
-    low mood ("우울해요"), an addiction ("게임 중독"), anger out of control ("분노 조절") or counselling sought
-    ("심리상담"): what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`) and what the scope stage
+    low mood ("우울해요"), an addiction ("게임 중독"), anger out of control ("분노 조절"), counselling sought
+    ("심리상담"), what a harm left behind ("학교폭력 당했던 기억") or a habit that will not stop ("손톱을 물어뜯어요"): what no drug label of the bundle answers (`yaksa.agent.nodes.retrieve`) and what the scope stage
     never refuses (`yaksa.lexicon.mind_signs`)."""
     return (bool(_ADDICTION.search(text)) or LOW_MOOD in text or bool(_MIND_WORD.search(text))
-            or bool(_MIND_PHRASE.search(text)))
+            or bool(_MIND_PHRASE.search(text)) or bool(_MIND_AFTER_HARM.search(text)) or bool(_MIND_HABIT.search(text)))
 
 
 # dentistry is medicine, and its licensing exam is one of the team's test subjects (which we may not read): of

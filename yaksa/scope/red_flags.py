@@ -96,6 +96,9 @@ class RedFlag:
     # the harm is what was swallowed (too many pills, a poison, a child's double dose): the closing line asks for
     # the pack and no further dose, not "do not wait it out on medicines" (`yaksa.llm.safety.urgent_line`)
     swallowed: bool = False
+    # thoughts of giving up on life: the closing line says not to bear it alone, not "do not wait it out on
+    # medicines" (`yaksa.llm.safety.urgent_line`)
+    of_the_mind: bool = False
 
     def advice(self, text: str) -> str:
         """The advice in the message's language (Korean when it has Hangul)."""
@@ -254,7 +257,7 @@ class Rule:
 
 
 _RULE_KEYS = {"id", "urgency", "title", "source", "all", "none", "age_days", "child", "fever", "fever_days", "within",
-              "withhold_doses", "swallowed", "advice_ko", "advice_en"}
+              "withhold_doses", "swallowed", "of_the_mind", "advice_ko", "advice_en"}
 
 
 @dataclass(frozen=True)
@@ -375,7 +378,7 @@ def _rule(spec: Any, source: str) -> Rule:
     flag = RedFlag(rid, spec["urgency"], " ".join(str(spec["title"]).split()),
                    " ".join(spec["advice_ko"].split()), " ".join(spec["advice_en"].split()),
                    " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)),
-                   bool(spec.get("swallowed", False)))
+                   bool(spec.get("swallowed", False)), bool(spec.get("of_the_mind", False)))
     within = spec.get("within")
     if within is not None and not all(isinstance(i, str) for i in spec["all"]):
         raise ValueError(f"{source}: rule {rid!r}: `within` needs `all` to be plain term names")
@@ -797,3 +800,8 @@ def withholds_doses(noted: dict[str, str] | None) -> bool:
 def was_swallowed(noted: dict[str, str] | None) -> bool:
     """Whether a turn's red flag (as its trace carries it) is about something swallowed (`RedFlag.swallowed`)."""
     return bool(noted) and flag_of(noted["rule"]).swallowed
+
+
+def is_of_the_mind(noted: dict[str, str] | None) -> bool:
+    """Whether a turn's red flag (as its trace carries it) is a thought of giving up on life (`RedFlag.of_the_mind`)."""
+    return bool(noted) and flag_of(noted["rule"]).of_the_mind
