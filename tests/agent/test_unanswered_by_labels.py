@@ -276,6 +276,17 @@ def test_a_prescription_medicine_named_by_its_class_is_not_answered_from_other_l
     assert "진료" not in reply and "진료" in prescription_class_reply(("혈압약",), a_complaint=True)
 
 
+def test_a_complaint_on_a_prescription_medicine_no_label_is_about_goes_to_its_prescriber() -> None:
+    """"혈압약 먹는데 어지러워요" got "the data has nothing that answers this": no label treats 어지럼증, and the
+    dizziness may be the blood-pressure medicine's, which the prescriber should hear."""
+    from yaksa.agent.nodes.verify import _nothing_relevant
+    from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE
+
+    reply = _nothing_relevant("혈압약 먹는데 어지러워요", _focus("symptom"))
+    assert reply.startswith("혈압약은 자료에 허가 정보가 없어") and "처방한 의사에게 알리고" in reply
+    assert _nothing_relevant("요즘 어지러워요", _focus("symptom")) == NO_RELEVANT_EVIDENCE
+
+
 def test_the_prescription_class_reply_end_to_end(make_runner) -> None:
     runner = make_runner(enforce_safety=False)   # the guard is not what this tests
     result = runner.run("당뇨약 먹는데 술 마셔도 되나요?", "rx", variant="self_refine_heuristic")

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
+from yaksa.agent.replies import prescription_class_reply
 from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
+from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.roles import correct, verify
@@ -32,7 +34,7 @@ def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
     if len(kept) == len(citations):   # every document is about the focus; only the intent is missed
         return None
     if not kept:
-        text = no_evidence(focus) if focus.mode == "drug" else NO_RELEVANT_EVIDENCE
+        text = no_evidence(focus) if focus.mode == "drug" else _nothing_relevant(state["question"], focus)
         return {"answer": text, "citations": [], "generation_source": "relevance", "verified": False,
                 "verification": {"verdict": "FAIL", "problems": verdict.problems, "relevance": verdict.to_json()}}
     answer = extractive_answer(state["question"], kept, state.get("profile_summary", ""), post=state.get("post"),
@@ -41,6 +43,14 @@ def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
     return {"answer": answer, "citations": kept, "generation_source": "extractive",
             "verified": final.verdict == "PASS",
             "verification": {**final.to_json(), "relevance": verdict.to_json(), "restricted_to_focus": True}}
+
+
+def _nothing_relevant(question: str, focus: Any) -> str:
+    """The reply when no found label is about the asked symptom: for a Korean question naming a prescription medicine
+    by its class ("혈압약 먹는데 어지러워요"), that the data has no label of it and the complaint may be its, for the
+    prescriber to hear (`replies.prescription_class_reply`); else that the data has nothing that answers it."""
+    classes = prescription_classes_named(question) if focus.lang == "ko" else ()
+    return prescription_class_reply(classes, a_complaint=True) if classes else NO_RELEVANT_EVIDENCE
 
 
 def verify_answer(deps: AgentDeps):
