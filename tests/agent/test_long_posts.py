@@ -107,6 +107,9 @@ def test_a_post_on_medicines_the_data_lacks_is_told_so(make_runner: Callable[...
     독시정 matched by nothing): the medicines it asks about are named as missing, and no label is quoted."""
     result = _turn(make_runner, UNLISTED_POST)
     assert result.trace["post"]["medicines"] == ["독시정", "아시팜정"]
-    assert result.answer.startswith("독시정, 아시팜정에 해당하는 제품의 허가 정보가 자료에 없어")
+    # the legs swelling more in kidney disease sends the writer to the kidney doctor first (`swelling_worse_kidney_heart`)
+    assert result.trace["red_flag"]["rule"] == "swelling_worse_kidney_heart"
+    assert result.answer.startswith("신장이나 심장 질환이 있는데 붓기(부종)가 심해지면")
+    assert "독시정, 아시팜정에 해당하는 제품의 허가 정보가 자료에 없어" in result.answer
     assert "처방한 의사" in result.answer and not result.citations
     assert "불면" not in result.trace["post"]["symptoms"]
