@@ -239,6 +239,14 @@ def test_a_short_question_asking_only_the_cause() -> None:
     assert asks_only_the_cause("며칠 전부터 왼쪽 가슴에 통증이 반복됩니다 이 증상이 심장병 초기증상인가요?")
     assert asks_only_the_cause("속이 자꾸 쓰린데 위암일까요?")
     assert not asks_only_the_cause("타이레놀 먹어도 되는 증상인가요?")     # names a medicine
+    # "왜일까요", "왜 그럴까요" and whether or where to see a doctor ask what an examination answers (real posts on a
+    # headache worse on bending and a lump in a man's chest got painkillers' doses)
+    assert asks_only_the_cause("머리가 너무 아프고 고개를 숙일 때 심해요 왜일까요?")
+    assert asks_only_the_cause("가슴이 두근거려요 왜 그럴까요?")
+    assert asks_only_the_cause("가슴에 몽우리가 잡히는데 병원가야하나요? 어느병원에 가야할까요?")
+    assert asks_only_the_cause("얼굴이 아픈데 무슨 과로 가야 하나요?")
+    assert not asks_only_the_cause("두통약 하루에 몇 번 먹어요? 병원 가야 하나요?")   # asks about a medicine too
+    assert not asks_only_the_cause("병원 예약 시간이 언제예요")               # asks no cause and no whether
 
 
 def test_asking_the_reason_is_asking_the_cause_and_a_named_drug_is_not() -> None:

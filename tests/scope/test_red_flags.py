@@ -149,6 +149,8 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     ("동생이 수면제를 몇 알 먹었는지 모르겠는데 비틀거려요", "overdose_impaired"),
     ("요즘 삶을 포기하고 싶다는 생각이 들어요", "suicidal_thoughts"),
     # a single parent's "다 놓아버리고 싶어요" (a message we wrote) was refused as off-topic
+    # "아픕니다", the formal ending, was no pain: a real post's chest pain with a cold sweat and a pulse of 120 got none
+    ("심박수가 120대이고 식은땀이 나고 왼쪽 가슴이 아픕니다", "chest_pain_red"),
     ("혼자 애 키우는데 다 놓아버리고 싶어요", "suicidal_thoughts"),
     ("모든 걸 내려놓고 싶어요", "suicidal_thoughts"),
     ("혼자 있으면 자꾸 나쁜 생각이 들어요", "suicidal_thoughts"),    # 나쁜 생각: how Korean says it
@@ -464,6 +466,7 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("요즘 코피가 일주일에 몇 번씩 나는데 병원 가야 하나요?", "nosebleed_recurrent"),
     ("아스피린 먹고 나서 코피가 자주 나요", "nosebleed_recurrent"),
     ("My son gets nosebleeds almost every day", "nosebleed_recurrent"),
+    ("숨을 쉴때마다 등과 가슴 중간이 아픈데 병원 가봐야 할까요?", "chest_pain_on_breathing"),   # 아픈, 14 characters on
     # a real post (lupus nephritis, the legs swelling more for two days on a new prescription) got no line on it
     ("신장내과 다니는데 그제부터 다리 부종이 많이 심해졌어요", "swelling_worse_kidney_heart"),
     ("투석 받는 아버지 다리가 점점 더 부어요", "swelling_worse_kidney_heart"),

@@ -370,7 +370,12 @@ def split_sentences(text: str) -> list[str]:
 
 # a short question that asks only what is wrong: the cause or the name of an illness ("입냄새가 심한데 원인은
 # 무엇일까요?"), which a doctor's examination answers and no drug label does
-_CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지|왜\s*(?:이런|그런|이러|그러|자꾸)"
+_CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병인지"
+                    # "왜일까요?", "왜 그럴까요" (a real post's sudden headache, worse on bending, got painkillers' doses)
+                    r"|왜\s*(?:이런|그런|이러|그러|그럴|이럴|자꾸|일까|인가|인지|그래|이래|그렇|이렇)"
+                    # whether or where to see a doctor: "병원가야하나요? 어느병원에 가야할까요?" (a real post on a lump
+                    # in a man's chest got naproxen's doses)
+                    r"|병원(?:에|을)?\s*(?:가야|가\s*봐야|가봐야)|(?:어느|무슨|어떤|몇)\s*(?:병원|과)(?:에|로|를|을)?\s*(?:가|진료)"
                     r"|이유(?:가|는|를|\s*(?:뭘|뭔|무엇|알))"
                     # "이 증상이 심장병 초기증상인가요?": the name of an illness, asked (got naproxen's doses)
                     r"|증상(?:인가|일까|인지|이\s*아닐까)|(?:질환|질병|[가-힣]병|[가-힣]암)(?:인가|일까|인지|이\s*아닐까)")
