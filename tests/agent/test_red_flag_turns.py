@@ -106,12 +106,13 @@ def test_a_double_dose_closes_with_the_pack_not_with_waiting_it_out(make_runner)
     assert result.answer.endswith(SWALLOWED_LINE_KO) and "버티며" not in result.answer
 
 
-def test_thoughts_of_giving_up_close_with_not_bearing_it_alone(make_runner) -> None:
+def test_thoughts_of_giving_up_close_with_telling_someone_trusted(make_runner) -> None:
     """"혼자 있으면 자꾸 나쁜 생각이 들어요" got the helplines and then "약으로 버티며 기다리지 마시고", which speaks to a
     complaint, not to someone thinking of ending their life."""
     result = make_runner().run("혼자 있으면 자꾸 나쁜 생각이 들어요", "m1")
     assert result.trace["red_flag"]["rule"] == "suicidal_thoughts" and "109" in result.answer
     assert result.answer.endswith(MIND_LINE_KO) and "버티며" not in result.answer
+    assert result.answer.count("혼자 견디지") == 1   # said once, in the advice
 
 
 def test_go_now_is_answered_from_cautions_only_and_never_from_the_cache(make_runner) -> None:

@@ -172,6 +172,18 @@ def test_questions_only_a_doctor_can_answer() -> None:
     assert "허가 정보로 답할 수 없는 질문" in reading.facts()
 
 
+def test_whether_it_goes_with_a_disease_is_a_doctors_question() -> None:
+    """A real post (recurring fever in ankylosing spondylitis, "연관이 있나요? … 내과로그냥가면 될런지") got
+    antipyretics' uses and doses; written again here, shorter."""
+    post = ("강직성 척추염이 있어요. 스테로이드는 먹다가 안 먹고 있어요. 가끔씩 열이 나면서 몸에 기운이 없어요. 저번에는 "
+            "식은땀과 고열로 일주일 입원했어요. 지금도 비슷한 증상이에요. 강직성 척추염과 연관이 있나요? 내일 병원에 "
+            "가 보려는데 내과로 그냥 가면 될런지 궁금해요.")
+    reading = read_post(post)
+    assert reading.care_only and [q.kind for q in reading.questions] == ["care", "care"]
+    assert question_kind("이 증상이 비염이랑 관련이 있나요?") == "care"
+    assert question_kind("타이레놀이랑 관련이 있나요?", lambda s: Linking(mentions=("타이레놀",))) == "medicine"
+
+
 @pytest.mark.parametrize(("sentence", "kind"), [
     ("타이레놀 먹어도 될까요?", "medicine"),
     ("하루에 몇 번 먹어야 하나요?", "medicine"),

@@ -27,11 +27,12 @@ URGENT_LINE_EN = ("Do not wait it out on medicines; tell the doctor what you hav
 # further dose until advised
 SWALLOWED_LINE_KO = ("먹은 약이나 제품의 상자·병을 챙겨 의료진에게 보여 주시고, 안내를 받기 전에는 약을 더 먹거나 먹이지 마세요. "
                      "약은 약사나 의사 등 전문가와 꼭 상담하세요.")
-# ... and after thoughts of giving up on life, not to bear it alone (the helplines are in the advice above it)
-MIND_LINE_KO = ("혼자 견디지 마시고 믿을 수 있는 사람에게 지금의 마음을 이야기해 주세요. 드시는 약이 있으면 상담할 때 "
-                "알려 주세요. 약은 약사나 의사 등 전문가와 꼭 상담하세요.")
-MIND_LINE_EN = ("Please do not carry this alone: tell someone you trust how you feel now, and mention any medicine "
-                "you take when you talk to a professional. (전문가와 꼭 상담하세요.)")
+# ... and after thoughts of giving up on life, to tell someone (the helplines, and "혼자 견디지 않으셔도 됩니다", are in
+# the advice above it)
+MIND_LINE_KO = ("믿을 수 있는 사람에게 지금의 마음을 이야기해 주세요. 드시는 약이 있으면 상담할 때 알려 주세요. "
+                "약은 약사나 의사 등 전문가와 꼭 상담하세요.")
+MIND_LINE_EN = ("Tell someone you trust how you feel now, and mention any medicine you take when you talk to a "
+                "professional. (전문가와 꼭 상담하세요.)")
 SWALLOWED_LINE_EN = ("Take the box or bottle with you, and take or give no further dose until advised. "
                      "(전문가와 꼭 상담하세요.)")
 CITATION = re.compile(r"\[문서\s*(\d+)\]")

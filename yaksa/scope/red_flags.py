@@ -96,7 +96,7 @@ class RedFlag:
     # the harm is what was swallowed (too many pills, a poison, a child's double dose): the closing line asks for
     # the pack and no further dose, not "do not wait it out on medicines" (`yaksa.llm.safety.urgent_line`)
     swallowed: bool = False
-    # thoughts of giving up on life: the closing line says not to bear it alone, not "do not wait it out on
+    # thoughts of giving up on life: the closing line says to tell someone trusted, not "do not wait it out on
     # medicines" (`yaksa.llm.safety.urgent_line`)
     of_the_mind: bool = False
 
