@@ -210,6 +210,8 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "아침에 잠자고 일어 날때 가슴 가운데 통증이 있고 발가락 손가락 통증이 심합니다",
     "나쁜 생각은 안 들어요 그냥 잠이 안 와요",             # denied
     "회사 일은 다 내려놓고 푹 쉬고 싶어요",                 # rest, not letting go of everything
+    "고개를 숙이면 코가 막혀요",                            # posture, no headache
+    "머리 감을 때 고개를 숙이면 허리가 아파요",
 ])
 def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
     assert red_flag(text) is None
@@ -467,6 +469,12 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("아스피린 먹고 나서 코피가 자주 나요", "nosebleed_recurrent"),
     ("My son gets nosebleeds almost every day", "nosebleed_recurrent"),
     ("숨을 쉴때마다 등과 가슴 중간이 아픈데 병원 가봐야 할까요?", "chest_pain_on_breathing"),   # 아픈, 14 characters on
+    # a headache that posture or straining changes (NICE CG150): a real post, worse on bending and walking, got
+    # painkillers' doses; the issue's sudden headache on turning the head got acetaminophen's contraindications
+    ("머리가 너무 아프고 고개를 숙일 때 심해져요", "headache_posture_or_strain"),
+    ("고개를 돌릴 때 갑자기 두통이 생기고 어지러워요 아스피린도 안 들어요", "headache_posture_or_strain"),
+    ("누우면 두통이 심해지고 토할 것 같아요", "headache_posture_or_strain"),
+    ("My headache gets worse when I bend over", "headache_posture_or_strain"),
     # a real post (lupus nephritis, the legs swelling more for two days on a new prescription) got no line on it
     ("신장내과 다니는데 그제부터 다리 부종이 많이 심해졌어요", "swelling_worse_kidney_heart"),
     ("투석 받는 아버지 다리가 점점 더 부어요", "swelling_worse_kidney_heart"),
@@ -506,6 +514,13 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None
+
+
+def test_a_formal_ending_run_into_the_next_sentence_ends_the_clause() -> None:
+    """"머리가너무아픕니다열이나는건아니고" (a real post, no spaces): the fever's denial denied the headache."""
+    text = "이유없이 머리가너무아픕니다열이나는건아니고 고개를숙일때 심해요"
+    assert rule_of(text) == "headache_posture_or_strain"
+    assert rule_of("머리가 아픈 건 아니고 고개를 숙일 때 목이 아파요") is None
 
 
 def test_a_more_urgent_rule_wins_over_see_a_doctor_soon() -> None:
