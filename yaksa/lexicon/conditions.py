@@ -13,12 +13,10 @@ treats it, not what to avoid), plus the everyday words for a condition's medicin
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from functools import cache
-from importlib import resources
 
+from yaksa.lexicon.concept_rows import lexicon_rows
 from yaksa.lexicon.linking import without_spaces
 
 # conditions over-the-counter labels treat, or that name no caution of their own
@@ -38,9 +36,8 @@ MEDICINE_OF = {"혈압약": "고혈압", "당뇨약": "당뇨병", "고지혈증
 @cache
 def _names() -> tuple[tuple[str, str], ...]:
     """(compact name, preferred name) of every condition kept, longest names first."""
-    text = resources.files("yaksa.lexicon").joinpath("data", "lexicon_ko.csv").read_text(encoding="utf-8")
     pairs: dict[str, str] = {}
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in lexicon_rows():
         if row["type"] != "condition" or row["concept_id"] in _TREATED:
             continue
         for name in row["names"].split("|"):

@@ -13,12 +13,10 @@ over the counter).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from functools import cache
-from importlib import resources
 
+from yaksa.lexicon.concept_rows import lexicon_rows
 from yaksa.lexicon.linking import without_spaces
 
 _SOLD_OVER_THE_COUNTER = frozenset({"YK:CLASS:hypnotic", "YK:CLASS:corticosteroid", "YK:CLASS:contraceptive"})
@@ -28,9 +26,8 @@ _HANGUL = re.compile(r"[가-힣]")
 @cache
 def _names() -> tuple[tuple[str, str], ...]:
     """(compact Korean name, preferred name) of every prescription class, longest names first."""
-    text = resources.files("yaksa.lexicon").joinpath("data", "lexicon_ko.csv").read_text(encoding="utf-8")
     pairs: dict[str, str] = {}
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in lexicon_rows():
         if not row["concept_id"].startswith("YK:CLASS:") or row["concept_id"] in _SOLD_OVER_THE_COUNTER:
             continue
         for name in row["names"].split("|"):

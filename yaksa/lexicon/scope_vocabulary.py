@@ -23,13 +23,13 @@ tokens that are medical, next to the other signals (`features.py`).
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from yaksa.lexicon.concept_rows import lexicon_rows
 from yaksa.lexicon.expansion import load_rules
 from yaksa.text.tokenizer import Tokenizer
 from yaksa.text.userdict import read_userdict
@@ -248,8 +248,7 @@ NOT_NOUN_ENDINGS = ("다", "가", "이", "을", "를", "에", "는", "은", "워
 
 
 def _lexicon_names() -> Iterable[str]:
-    text = resources.files("yaksa.lexicon").joinpath("data", "lexicon_ko.csv").read_text(encoding="utf-8")
-    for row in csv.DictReader(text.splitlines()):
+    for row in lexicon_rows():
         yield row["preferred"]
         yield from (n for n in row["names"].split("|") if n)
 

@@ -431,7 +431,7 @@ def red_flag(text: str) -> RedFlag | None:
 # ... and a formal ending run into the next sentence ("머리가너무아픕니다열이나는건아니고": a real post's headache was denied
 # by the next sentence's denial of a fever)
 _CLAUSE_END = re.compile(r"[.?!\n;,~]|(?<=[가-힣])(?:고|며|면서|는데|은데|지만|서|니까|어도|아도|요|다)(?:\s|$)"
-                         r"|(?<=[가-힣])[습ㅂ]?니다(?=[가-힣])")
+                         r"|(?<=[가-힣])니다(?=[가-힣])")
 # what says the term is absent
 _NEG_KO = re.compile(
     r"없|않|아니|아닌|아녜|안\s?(?:나|났|남|납|와|왔|오|올|보|들|쉬|차|해|했|함|아프|아파|생기|생겼|느껴|느낀|붓|부어|부었"
