@@ -72,6 +72,14 @@ def test_a_disease_vaccinated_against_is_no_condition(extractor: SlotExtractor) 
     assert [i.concept_id for i in extractor.extract("간염이 있어요")] == ["YK:CON:liver_disease"]
 
 
+@pytest.mark.parametrize("text", ["간염 검사 결과는 정상이었어요. 열이 나요", "간염 수치가 조금 높대요. 열이 나요"])
+def test_a_disease_tested_for_is_no_condition(extractor: SlotExtractor, text: str) -> None:
+    """A real post ("creatinine 수치는 … 정상") was remembered with the condition Creatinine: a test or a level is
+    no diagnosis."""
+    assert [i.concept_id for i in extractor.extract(text) if i.slot_type == "conditions"] == []
+    assert "YK:SYM:fever" in [i.concept_id for i in extractor.extract(text)]
+
+
 @pytest.mark.parametrize("text", ["간염? 피곤하고 열이 나요", "간염일까요? 열이 나요", "간염인 것 같아요. 열이 나요"])
 def test_a_disease_asked_about_is_no_condition(extractor: SlotExtractor, text: str) -> None:
     """A real post titled "우울증? 불안증?" was remembered with depression: what the writer wonders is no diagnosis."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 
 from yaksa.extraction.post_reader import (
+    _CARE,
     LONG_POST_CHARS,
     PostReading,
+    _describes,
     attribute_slots,
     is_long,
     message_subject,
@@ -182,6 +184,36 @@ def test_whether_it_goes_with_a_disease_is_a_doctors_question() -> None:
     assert reading.care_only and [q.kind for q in reading.questions] == ["care", "care"]
     assert question_kind("이 증상이 비염이랑 관련이 있나요?") == "care"
     assert question_kind("타이레놀이랑 관련이 있나요?", lambda s: Linking(mentions=("타이레놀",))) == "medicine"
+
+
+def test_a_question_mark_that_describes_asks_nothing() -> None:
+    """A real post (a lump under the ear, "병원에 가야할까요", fever and dizziness denied) read "귀밑 목 선?" and
+    "두개 뼈라고 할까요" as questions the labels might answer and got acetaminophen's side effects after the care
+    note; written again here."""
+    post = ("원래 목 바로 옆이 살짝 불룩했었는데요, 그게 좀 위로 올라가서 귀밑 목 선? 위쪽에 살짝 혹이 잡힙니다. "
+            "목을 치켜들면 나타나는 두 개 뼈라고 할까요 그 윗부분이요. 원래 있던 곳은 다시 작아졌구요. 만져서 아프진 "
+            "않은데 병원에 가야할까요? 열이 난다거나 어지럽다거나 그런 것은 없습니다.")
+    reading = read_post(post)
+    assert reading.care_only and [q.kind for q in reading.questions] == ["care"]
+    for sentence in ("왼쪽 가슴?", "30분정도?", "찌르는 느낌이랄까요?", "두 개 뼈라고 할까요"):
+        assert _describes(sentence), sentence
+    for sentence in ("부작용이 뭔가요?", "왜 그럴까여??", "이걸 뭐라고 할까요 어떻게 해야 하나요?"):
+        assert not _describes(sentence), sentence
+
+
+def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:
+    """A real post (chest pain in gastritis, a normal ECG: "질병 때문에 통증이 그렇게 느껴지는건가요? 등 근육통때문에
+    가슴통증이 느껴질수도 있나요?") got clonixin's uses and doses; written again here, shorter."""
+    post = ("위염으로 치료를 받고 있습니다. 명치 쪽이 꾹 누르듯이 아플 때가 있습니다. 내과에서 심전도 검사를 했는데 "
+            "문제가 없다고 했습니다. 그래도 계속 아플 때가 있어서요. 질문은 1. 위염 때문에 통증이 그렇게 느껴지는 "
+            "건가요? 2. 등 근육통 때문에 가슴 통증이 느껴질 수도 있나요?")
+    reading = read_post(post)
+    assert reading.care_only and len(reading.questions) == 2
+    assert question_kind("스트레스 때문일까요?") == "care"
+    # a guess told, not asked
+    assert not _CARE.search("미세먼지때문인지 콧물과 기침을 앓았습니다.")
+    assert not _CARE.search("심장때문일까봐 불안해요")
+    assert question_kind("타이레놀 때문에 속이 쓰린 건가요?", lambda s: Linking(mentions=("타이레놀",))) == "medicine"
 
 
 @pytest.mark.parametrize(("sentence", "kind"), [

@@ -15,6 +15,7 @@ import pytest
 from yaksa.evaluation.korean import SYMPTOM_QUESTIONS
 from yaksa.evaluation.natural_ko import load_questions as natural_questions
 from yaksa.evaluation.urgent import URGENT
+from yaksa.llm.safety import MIND_LINE_KO, SWALLOWED_LINE_EN, SWALLOWED_LINE_KO, URGENT_LINE_KO, urgent_line
 from yaksa.scope.crisis import crisis_kind
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.exemplars import load_questions as scope_questions
@@ -33,6 +34,10 @@ from yaksa.scope.red_flag_eval import (
     triage,
 )
 from yaksa.scope.red_flags import (
+    CLOSING_MIND,
+    CLOSING_SWALLOWED,
+    CLOSING_URGENT,
+    CLOSINGS,
     EMERGENCY,
     RED_FLAG_RULES,
     SOON,
@@ -41,6 +46,7 @@ from yaksa.scope.red_flags import (
     _ages,
     _durations,
     _temperatures,
+    closing_of,
     load_table,
     read_message,
     red_flag,
@@ -95,6 +101,21 @@ def test_the_table_is_packaged_and_a_broken_table_is_refused() -> None:
     assert warm.check("고환에 열이 나요") is None and warm.check("몸에 열이 나요").rule_id == "r"
     with pytest.raises(ValueError, match="not_after"):
         RedFlagTable.parse(good.replace("{ko: ['열']}", "{ko: ['열'], not_after: '('}"))
+    # a rule's closing line is one the safety module words
+    assert RedFlagTable.parse(good).check("열이 나요").closing == CLOSING_URGENT
+    assert RedFlagTable.parse(good.replace("all: [t]", "all: [t], closing: mind")).check("열이 나요").closing == "mind"
+    with pytest.raises(ValueError, match="closing must be one of"):
+        RedFlagTable.parse(good.replace("all: [t]", "all: [t], closing: calm"))
+
+
+def test_every_closing_has_its_words_and_the_table_uses_them() -> None:
+    assert {urgent_line("열이 나요", c) for c in CLOSINGS} == {URGENT_LINE_KO, SWALLOWED_LINE_KO, MIND_LINE_KO}
+    assert urgent_line("my baby has a fever", CLOSING_SWALLOWED) == SWALLOWED_LINE_EN
+    closings = {r.flag.rule_id: r.flag.closing for r in load_table().rules}
+    assert closings["suicidal_thoughts"] == CLOSING_MIND and closings["poison_swallowed"] == CLOSING_SWALLOWED
+    assert closings["chest_pain_red"] == CLOSING_URGENT
+    assert closing_of({"rule": "poison_swallowed", "urgency": EMERGENCY}) == CLOSING_SWALLOWED
+    assert closing_of(None) == CLOSING_URGENT
 
 
 # --- one positive per rule, Korean and English ------------------------------------------------------

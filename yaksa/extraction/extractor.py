@@ -52,6 +52,11 @@ _VACCINATION = re.compile(r"접종|백신|예방\s?주사|vaccin|booster|immuni[
 _ASKED_AFTER = re.compile(r"^\s*(?:\?|인가|일까|인지|인\s*것\s*같|일\s*수도|이\s*아닐까|아닐까|같아|같은데|같기도|의심)")
 
 
+# a test or a measurement of it, not a diagnosis: "creatinine 수치는 정상이에요" (a real post) was remembered with the
+# condition Creatinine (a MedQuAD focus name), "간염 검사 결과 정상" would be hepatitis
+_A_MEASURE_AFTER = re.compile(r"^\s*(?:의\s*)?(?:수치|검사|결과|농도|레벨|level|test|count|clearance)", re.IGNORECASE)
+
+
 def _negated(text: str, end: int) -> bool:
     return bool(_NEGATION_AFTER.match(text[end:end + 16]))
 
@@ -91,7 +96,8 @@ class SlotExtractor:
 
     def extract(self, text: str) -> list[SlotItem]:
         """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
-        where a vaccination is spoken of, or asked about ("우울증?", "공황장애일까요"), is not a condition, nor a
+        where a vaccination is spoken of, asked about ("우울증?", "공황장애일까요") or measured ("간염 검사", "creatinine
+        수치": `_A_MEASURE_AFTER`) is not a condition, nor a
         symptom's phrasing beside a word of its other sense (`in_its_other_sense`: "거북목 때문에 목이 아파요"), nor
         a symptom said as what brings a pain on (`brings_on_pain`: "기침을 해도 가슴이 아파요").
 
@@ -107,7 +113,8 @@ class SlotExtractor:
             if ent.type == "medication" and takes_medication(clause_at(text, ent.start)) is not True:
                 continue
             if ent.type == "condition" and (_VACCINATION.search(clause_at(text, ent.start))
-                                            or _asked_about(text, ent.start, ent.end)):
+                                            or _asked_about(text, ent.start, ent.end)
+                                            or _A_MEASURE_AFTER.match(text[ent.end:ent.end + 16])):
                 continue
             if ent.type == "symptom" and in_its_other_sense(ent.preferred, text):   # 목이 아파 beside 거북목
                 continue

@@ -83,6 +83,11 @@ _CARE = re.compile(
     # whether it goes with a disease, and a department named ("강직성 척추염과 연관이 있나요?", "내과로그냥가면 될런지": a
     # real post on recurring fever in ankylosing spondylitis got antipyretics' uses and doses)
     r"|(?:연관|관련|상관)(?:이|이\s*있|성이|\s*있)|[가-힣]{1,4}과(?:로|에)\s*(?:그냥\s*)?가(?:면|도|야|봐)"
+    # whether one thing causes another: "소화계쪽 질병 때문에 통증이 그렇게 느껴지는건가요?", "등 근육통때문에 가슴통증이
+    # 느껴질수도 있나요?" (a real post on chest pain in gastritis got clonixin's uses and doses)
+    # ("미세먼지때문인지 콧물과 기침을 앓았습니다", "심장때문일까봐 불안하고", "때문인가 싶어": a guess told, no question)
+    r"|(?:때문|(?<![가-힣])탓)(?:인가(?!\s*싶)|인\s*(?:건|걸|거)|일\s*(?:수도|까(?!\s*[봐바])|지)|이\s*아닐"
+    r"|인지\s*(?=$|[?.!~ㅠㅜ]|궁금|모르|알)|에[^.?!,]{0,30}?(?:건가|걸까|인가|일까|는지|은지|수도|나요|까요))"
 )
 
 # --- who the post is about -----------------------------------------------------------------------
@@ -416,10 +421,29 @@ def question_kind(sentence: str, linker: Linker | None = None) -> str:
     return "care" if _CARE.search(sentence) else "other"
 
 
+# a question mark that describes rather than asks: a hedge ("두개 뼈라고 할까요", "찌르는 느낌이랄까요") or a word
+# left open mid-description ("귀밑 목 선? 위쪽에 혹이", "왼쪽 가슴?심장?이", "30분정도?"): a bare word before the mark
+# and no other question cue. 264 sentences of the shared long posts end so; read as questions, they kept a label
+# answer for a post whose real questions were all a doctor's (a neck lump: "병원에 가야할까요")
+_HEDGE = re.compile(r"(?:이?라고\s*(?:해야\s*)?할까요?|이?랄까요?|다고\s*할까요?)\s*[?.]*$")
+_BARE_WORD_MARK = re.compile(r"(?P<last>[가-힣])\s*\?+$")
+_ENDING_SYLLABLES = frozenset("요여용욤까나지죠니냐래가는데고며면서다야어아게해")
+_QUESTION_WITHOUT_MARK = re.compile(_QUESTION.pattern.replace(r"\?(?![가-힣])|", "", 1))
+
+
+def _describes(sentence: str) -> bool:
+    """The sentence's question mark or "할까요" describes (`_HEDGE`, `_BARE_WORD_MARK`), asks nothing."""
+    s = sentence.strip()
+    if _HEDGE.search(s):
+        return not _QUESTION_WITHOUT_MARK.search(_HEDGE.sub("", s))
+    bare = _BARE_WORD_MARK.search(s)
+    return bool(bare) and bare.group("last") not in _ENDING_SYLLABLES and not _QUESTION_WITHOUT_MARK.search(s)
+
+
 def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Question, ...]:
     found = []
     for s in sentences:
-        if _QUESTION.search(s) and not _CLOSING.match(s.strip()):
+        if _QUESTION.search(s) and not _CLOSING.match(s.strip()) and not _describes(s):
             found.append(Question(s, question_kind(s, linker)))
     return tuple(found)
 

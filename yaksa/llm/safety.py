@@ -35,6 +35,10 @@ MIND_LINE_EN = ("Tell someone you trust how you feel now, and mention any medici
                 "professional. (전문가와 꼭 상담하세요.)")
 SWALLOWED_LINE_EN = ("Take the box or bottle with you, and take or give no further dose until advised. "
                      "(전문가와 꼭 상담하세요.)")
+# (Korean, English) closing line by a red flag's `closing` (`yaksa.scope.red_flags.CLOSINGS`)
+_URGENT_LINES: dict[str, tuple[str, str]] = {"urgent": (URGENT_LINE_KO, URGENT_LINE_EN),
+                                             "swallowed": (SWALLOWED_LINE_KO, SWALLOWED_LINE_EN),
+                                             "mind": (MIND_LINE_KO, MIND_LINE_EN)}
 CITATION = re.compile(r"\[문서\s*(\d+)\]")
 
 _UNITS = (
@@ -53,15 +57,13 @@ def safety_line(question: str) -> str:
     return SAFETY_LINE_KO if is_korean(question) else SAFETY_LINE_EN
 
 
-def urgent_line(question: str, *, swallowed: bool = False, of_the_mind: bool = False) -> str:
-    """The closing line of an answer that is urgent advice only (no label follows it); `swallowed`: the harm is
-    what was taken (the red flag's `swallowed`), so the line asks for its pack and no further dose; `of_the_mind`:
-    a thought of giving up on life, to which "do not wait it out on medicines" says nothing."""
-    if swallowed:
-        return SWALLOWED_LINE_KO if is_korean(question) else SWALLOWED_LINE_EN
-    if of_the_mind:
-        return MIND_LINE_KO if is_korean(question) else MIND_LINE_EN
-    return URGENT_LINE_KO if is_korean(question) else URGENT_LINE_EN
+def urgent_line(question: str, closing: str = "urgent") -> str:
+    """The closing line of an answer that is urgent advice only (no label follows it), by the red flag's
+    `closing`: "urgent" (do not wait it out on medicines), "swallowed" (the harm is what was taken: bring its pack,
+    no further dose), "mind" (a thought of giving up on life, to which "do not wait it out on medicines" says
+    nothing: tell someone trusted)."""
+    ko, en = _URGENT_LINES[closing]
+    return ko if is_korean(question) else en
 
 
 def has_safety_line(answer: str) -> bool:

@@ -65,6 +65,9 @@ TABLE_FILE = "red_flags.yaml"
 RED_FLAG_RULES = "red-flag-rules-v1"       # the deciding "model" a red-flag scope decision names
 RED_FLAG_REASON_PREFIX = "red_flag:"
 EMERGENCY = "emergency"
+# a rule's `closing` (the line after advice that no label follows; `yaksa.llm.safety.urgent_line` words each)
+CLOSING_URGENT, CLOSING_SWALLOWED, CLOSING_MIND = "urgent", "swallowed", "mind"
+CLOSINGS = (CLOSING_URGENT, CLOSING_SWALLOWED, CLOSING_MIND)
 TODAY = "today"
 SOON = "soon"
 URGENCIES = (EMERGENCY, TODAY, SOON)       # most urgent first: a rule never hides a more urgent one
@@ -93,12 +96,10 @@ class RedFlag:
     # the answer after the advice quotes no dosing section: a dose beside "go now" reads as "treat at
     # home first" (a feverish newborn, someone who took too many pills)
     withhold_doses: bool = False
-    # the harm is what was swallowed (too many pills, a poison, a child's double dose): the closing line asks for
-    # the pack and no further dose, not "do not wait it out on medicines" (`yaksa.llm.safety.urgent_line`)
-    swallowed: bool = False
-    # thoughts of giving up on life: the closing line says to tell someone trusted, not "do not wait it out on
-    # medicines" (`yaksa.llm.safety.urgent_line`)
-    of_the_mind: bool = False
+    # the closing line when no label follows the advice (`yaksa.llm.safety.urgent_line`): "urgent" (do not wait it
+    # out on medicines), "swallowed" (the harm is what was swallowed: bring the pack, no further dose) or "mind"
+    # (thoughts of giving up on life: tell someone trusted)
+    closing: str = CLOSING_URGENT
 
     def advice(self, text: str) -> str:
         """The advice in the message's language (Korean when it has Hangul)."""
@@ -257,7 +258,7 @@ class Rule:
 
 
 _RULE_KEYS = {"id", "urgency", "title", "source", "all", "none", "age_days", "child", "fever", "fever_days", "within",
-              "withhold_doses", "swallowed", "of_the_mind", "advice_ko", "advice_en"}
+              "withhold_doses", "closing", "advice_ko", "advice_en"}
 
 
 @dataclass(frozen=True)
@@ -369,6 +370,8 @@ def _rule(spec: Any, source: str) -> Rule:
         raise ValueError(f"{source}: rule {rid!r}: urgency must be one of {URGENCIES}")
     if not _HANGUL.search(spec["advice_ko"]) or _HANGUL.search(spec["advice_en"]):
         raise ValueError(f"{source}: rule {rid!r}: advice_ko must be Korean and advice_en English")
+    if spec.get("closing", CLOSING_URGENT) not in CLOSINGS:
+        raise ValueError(f"{source}: rule {rid!r}: closing must be one of {', '.join(CLOSINGS)}")
     age = spec.get("age_days")
     if age is not None and not (isinstance(age, list) and len(age) == 2 and 0 <= age[0] < age[1]):
         raise ValueError(f"{source}: rule {rid!r}: age_days must be [min, max] days")
@@ -378,7 +381,7 @@ def _rule(spec: Any, source: str) -> Rule:
     flag = RedFlag(rid, spec["urgency"], " ".join(str(spec["title"]).split()),
                    " ".join(spec["advice_ko"].split()), " ".join(spec["advice_en"].split()),
                    " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)),
-                   bool(spec.get("swallowed", False)), bool(spec.get("of_the_mind", False)))
+                   spec.get("closing", CLOSING_URGENT))
     within = spec.get("within")
     if within is not None and not all(isinstance(i, str) for i in spec["all"]):
         raise ValueError(f"{source}: rule {rid!r}: `within` needs `all` to be plain term names")
@@ -800,11 +803,6 @@ def withholds_doses(noted: dict[str, str] | None) -> bool:
     return bool(noted) and flag_of(noted["rule"]).withhold_doses
 
 
-def was_swallowed(noted: dict[str, str] | None) -> bool:
-    """Whether a turn's red flag (as its trace carries it) is about something swallowed (`RedFlag.swallowed`)."""
-    return bool(noted) and flag_of(noted["rule"]).swallowed
-
-
-def is_of_the_mind(noted: dict[str, str] | None) -> bool:
-    """Whether a turn's red flag (as its trace carries it) is a thought of giving up on life (`RedFlag.of_the_mind`)."""
-    return bool(noted) and flag_of(noted["rule"]).of_the_mind
+def closing_of(noted: dict[str, str] | None) -> str:
+    """The closing line's kind for a turn's red flag as its trace carries it (`RedFlag.closing`; "urgent" when none)."""
+    return flag_of(noted["rule"]).closing if noted else CLOSING_URGENT

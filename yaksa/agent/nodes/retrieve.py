@@ -72,7 +72,7 @@ from yaksa.retrieval.focus_ranking import CAUTIONS
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
-from yaksa.scope.red_flags import EMERGENCY, TODAY, is_of_the_mind, was_swallowed, withholds_doses
+from yaksa.scope.red_flags import EMERGENCY, TODAY, closing_of, withholds_doses
 from yaksa.scope.stage import passed_as_a_mind_concern
 from yaksa.scope.when_to_go import for_a_child_over_one
 
@@ -460,7 +460,7 @@ def advice_only(state: dict, red_flag: dict | None) -> str | None:
 def _urgent_line(state: dict, turn: TurnContext) -> str:
     """The closing line after the turn's urgent advice, when no label follows it."""
     noted = turn.notes.get("red_flag")
-    return urgent_line(state["question"], swallowed=was_swallowed(noted), of_the_mind=is_of_the_mind(noted))
+    return urgent_line(state["question"], closing_of(noted))
 
 
 def retrieve(deps: AgentDeps):
