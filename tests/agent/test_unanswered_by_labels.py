@@ -292,6 +292,10 @@ def test_the_prescription_class_reply_end_to_end(make_runner) -> None:
     result = runner.run("당뇨약 먹는데 술 마셔도 되나요?", "rx", variant="self_refine_heuristic")
     assert result.trace["post_answer"] == "prescription_class" and not result.citations
     assert result.answer.startswith("당뇨약은 자료에 허가 정보가 없어")
+    # a food asked about beside it: the class is the medicine it names (it was asked "which medicine?", the 혈압 of
+    # 혈압약 read as a condition), and its prescriber or pharmacy answers, not the food reply's "name your medicine"
+    result = runner.run("혈압약 먹는데 자몽 먹어도 되나요?", "rx-food", variant="self_refine_heuristic")
+    assert result.trace["post_answer"] == "prescription_class" and result.answer.startswith("혈압약은 자료에")
 
 
 def test_a_question_about_a_disease_in_general_is_told_where_disease_information_is() -> None:

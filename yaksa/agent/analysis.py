@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from yaksa.agent.followup import elliptical
 from yaksa.extraction.post_reader import message_subject, question_kind
 from yaksa.extraction.speech_act import message_kind
+from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.lexicon.redose import asks_to_redose_after_vomiting
 from yaksa.retrieval.active import RetrievalPlan, retrieval_plan
 from yaksa.scope.red_flags import ReadMessage, RedFlag, load_table, read_message
@@ -88,7 +89,10 @@ class TurnAnalysis:
         if not elliptical(self.question) or asks_to_redose_after_vomiting(self.question):
             return False
         focus = self.focus
-        return focus.mode == "general" and not focus.linking.named and not focus.classes
+        # "혈압약 먹는데 자몽 먹어도 되나요?" names its medicine by a prescription class (read as the condition 고혈압):
+        # it was asked which medicine it meant
+        return (focus.mode == "general" and not focus.linking.named and not focus.classes
+                and not prescription_classes_named(self.question))
 
     @cached_property
     def question_kind(self) -> str:

@@ -186,11 +186,12 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     over the four readings above, in the order they are tried (the first that holds names the reply and
     the trace's `post_answer`):
 
+    - `prescription_class`: a short Korean question about a prescription medicine named by its class, which no
+      label of the data is (`asks_about_a_prescription_class`), also when it asks about a food with it ("혈압약
+      먹는데 자몽 먹어도 되나요?": which medicine it is decides, and the prescriber or pharmacy knows);
     - `food_info`: a short Korean question about what to eat, naming no medicine (`asks_about_food`);
     - `disease_info`: a short Korean question about a disease in general ("고혈압 증상이 뭐예요?",
       `asks_about_a_disease`);
-    - `prescription_class`: a short Korean question about a prescription medicine named by its class, which no
-      label of the data is (`asks_about_a_prescription_class`);
     - `nothing_named`: a message naming nothing medical that passed the scope stage narrowly
       (`unanswered_by_labels`);
     - `post_care`: a long post about complaints no label treats, asking about no medicine (`unlabelled_post`);
@@ -198,12 +199,12 @@ def labels_do_not_answer(question: str, scope: ScopeDecision | None, focus: Any,
     - `unrelated_labels`: a short general question no found section shares a word with (`unrelated_labels`).
 
     `kind`: the question's `question_kind`, from the turn analysis (None: read here, once)."""
+    if asks_about_a_prescription_class(question, focus, post):
+        return "prescription_class"
     if asks_about_food(question, focus, post):
         return "food_info"
     if asks_about_a_disease(question, focus, post, kind):
         return "disease_info"
-    if asks_about_a_prescription_class(question, focus, post):
-        return "prescription_class"
     if focus is not None and focus.mode == "general" and unanswered_by_labels(question, scope, citations):
         return "nothing_named"
     if citations and unlabelled_post(focus, post):
