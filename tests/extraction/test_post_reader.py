@@ -195,9 +195,12 @@ def test_a_question_mark_that_describes_asks_nothing() -> None:
             "않은데 병원에 가야할까요? 열이 난다거나 어지럽다거나 그런 것은 없습니다.")
     reading = read_post(post)
     assert reading.care_only and [q.kind for q in reading.questions] == ["care"]
-    for sentence in ("왼쪽 가슴?", "30분정도?", "찌르는 느낌이랄까요?", "두 개 뼈라고 할까요"):
+    for sentence in ("왼쪽 가슴?", "30분정도?", "찌르는 느낌이랄까요?", "두 개 뼈라고 할까요", "심장쪽이 쪼이는 증상이 몇초?",
+                     "코안에 무슨 막대기?"):
         assert _describes(sentence), sentence
-    for sentence in ("부작용이 뭔가요?", "왜 그럴까여??", "이걸 뭐라고 할까요 어떻게 해야 하나요?"):
+    # a question said short asks (a real post: "눈충혈 치료법?", "정형외과 물리치료 어덯한것 ?")
+    for sentence in ("부작용이 뭔가요?", "왜 그럴까여??", "이걸 뭐라고 할까요 어떻게 해야 하나요?", "눈충혈 치료법?",
+                     "정형외과 물리치료 어덯한것 ?", "그리고 병명은 ?"):
         assert not _describes(sentence), sentence
 
 

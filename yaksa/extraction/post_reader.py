@@ -429,6 +429,10 @@ _HEDGE = re.compile(r"(?:이?라고\s*(?:해야\s*)?할까요?|이?랄까요?|�
 _BARE_WORD_MARK = re.compile(r"(?P<last>[가-힣])\s*\?+$")
 _ENDING_SYLLABLES = frozenset("요여용욤까나지죠니냐래가는데고며면서다야어아게해")
 _QUESTION_WITHOUT_MARK = re.compile(_QUESTION.pattern.replace(r"\?(?![가-힣])|", "", 1))
+# ... but a bare word asked about is a question said short: "눈충혈 치료법?", "정형외과 물리치료 어떤것 ?"
+# (near the mark, and not 몇 or 무슨: "몇초?", "코안에 무슨 막대기?" describe)
+_ASKING_WORD = re.compile(r"어[떻덯]|어떤|어느|뭐|무엇|언제|어디|얼마|왜|치료법|방법|원인|이유(?!\s*없)|병명|용량|부작용")
+_ASKING_REACH = 12   # characters before the mark
 
 
 def _describes(sentence: str) -> bool:
@@ -437,7 +441,8 @@ def _describes(sentence: str) -> bool:
     if _HEDGE.search(s):
         return not _QUESTION_WITHOUT_MARK.search(_HEDGE.sub("", s))
     bare = _BARE_WORD_MARK.search(s)
-    return bool(bare) and bare.group("last") not in _ENDING_SYLLABLES and not _QUESTION_WITHOUT_MARK.search(s)
+    return (bool(bare) and bare.group("last") not in _ENDING_SYLLABLES and not _QUESTION_WITHOUT_MARK.search(s)
+            and not _ASKING_WORD.search(s[-_ASKING_REACH:]))
 
 
 def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Question, ...]:
