@@ -72,6 +72,14 @@ def test_a_disease_vaccinated_against_is_no_condition(extractor: SlotExtractor) 
     assert [i.concept_id for i in extractor.extract("간염이 있어요")] == ["YK:CON:liver_disease"]
 
 
+def test_a_complaint_wondered_about_as_a_cause_is_not_remembered(extractor: SlotExtractor) -> None:
+    """A real post asked "등 근육통때문에 가슴통증이 느껴질수도 있나요?" and was remembered with a muscle ache."""
+    assert "YK:SYM:headache" not in [i.concept_id for i in extractor.extract("두통 때문에 속이 울렁거리는 걸까요?")]
+    assert "YK:SYM:headache" not in [i.concept_id for i in extractor.extract("두통때문인가요?")]
+    # stated, with the question about something else
+    assert "YK:SYM:headache" in [i.concept_id for i in extractor.extract("두통 때문에 잠을 못 자는데 뭐 먹어야 하나요?")]
+
+
 @pytest.mark.parametrize("text", ["간염 검사 결과는 정상이었어요. 열이 나요", "간염 수치가 조금 높대요. 열이 나요"])
 def test_a_disease_tested_for_is_no_condition(extractor: SlotExtractor, text: str) -> None:
     """A real post ("creatinine 수치는 … 정상") was remembered with the condition Creatinine: a test or a level is

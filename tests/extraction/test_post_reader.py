@@ -12,6 +12,7 @@ from yaksa.extraction.post_reader import (
     _CARE,
     LONG_POST_CHARS,
     PostReading,
+    _asks,
     _describes,
     attribute_slots,
     is_long,
@@ -202,6 +203,17 @@ def test_a_question_mark_that_describes_asks_nothing() -> None:
     for sentence in ("부작용이 뭔가요?", "왜 그럴까여??", "이걸 뭐라고 할까요 어떻게 해야 하나요?", "눈충혈 치료법?",
                      "정형외과 물리치료 어덯한것 ?", "그리고 병명은 ?"):
         assert not _describes(sentence), sentence
+
+
+def test_how_long_since_is_no_question() -> None:
+    """"담배는 끊은지 3년 됐습니다" and "약을 먹은지 일주일이 지났는데" say how long since; a real post on blood in the
+    stool ("내시경 … 안받은지 2년가량 지났구요") kept labels after the urgent advice for that sentence."""
+    assert not _asks("담배는 끊은지 3년정도 됐습니다.") and not _asks("지금 먹은지 4일째고..")
+    assert not _asks("오른쪽 가슴 통증이 있는지 3주 정도 되었어요.")
+    assert _asks("약을 먹은지 일주일이 지났는데 계속 먹어도 되나요?") and _asks("열이 나는지 모르겠어요")
+    post = ("2년 전에 대장 용종을 떼어냈습니다. 그 이후로 내시경 잘 받다가 지금 안받은지 2년가량 지났구요. 요즘 계속 "
+            "배가 아팠는데 오늘 변에 피가 섞여 나왔습니다. 소화기 내과를 가야할까요? 피는 왜 나온걸까요?")
+    assert read_post(post).care_only
 
 
 def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:

@@ -57,6 +57,11 @@ _ASKED_AFTER = re.compile(r"^\s*(?:\?|인가|일까|인지|인\s*것\s*같|일\s
 _A_MEASURE_AFTER = re.compile(r"^\s*(?:의\s*)?(?:수치|검사|결과|농도|레벨|level|test|count|clearance)", re.IGNORECASE)
 
 
+# a complaint or disease put forward as a possible cause: "등 근육통때문에 가슴통증이 느껴질수도 있나요?", "위염 때문인가요"
+# (a real post's muscle ache, which the writer wondered about, was remembered as a symptom)
+_CAUSE_ASKED_AFTER = re.compile(r"^\s*(?:때문|탓)(?:인가|일까|인\s*(?:건|걸|거)|일\s*수도|에[^.?!,]{0,30}?(?:수도|건가|걸까|인가|일까))")
+
+
 def _negated(text: str, end: int) -> bool:
     return bool(_NEGATION_AFTER.match(text[end:end + 16]))
 
@@ -65,7 +70,13 @@ def _asked_about(text: str, start: int, end: int) -> bool:
     """A Korean condition the writer wonders about (`_ASKED_AFTER`). Not an English one: "What are the treatments
     for Cancer ?" asks about the condition's topic, and its concept leads the search (MedQuAD's context recall
     fell 0.04 in the nightly regression when it was dropped)."""
-    return has_hangul(text[start:end]) and bool(_ASKED_AFTER.match(text[end:end + 16]))
+    return has_hangul(text[start:end]) and (bool(_ASKED_AFTER.match(text[end:end + 16]))
+                                            or _wondered_as_cause(text, end))
+
+
+def _wondered_as_cause(text: str, end: int) -> bool:
+    """Whether the mention ending at `end` is put forward as a possible cause (`_CAUSE_ASKED_AFTER`)."""
+    return bool(_CAUSE_ASKED_AFTER.match(text[end:end + 48]))
 
 
 class SlotExtractor:
@@ -96,7 +107,8 @@ class SlotExtractor:
 
     def extract(self, text: str) -> list[SlotItem]:
         """Regex slots, then MedCAT concepts not followed by a negation, in text order each; a disease named
-        where a vaccination is spoken of, asked about ("우울증?", "공황장애일까요") or measured ("간염 검사", "creatinine
+        where a vaccination is spoken of, asked about ("우울증?", "공황장애일까요"; a symptom too when wondered about as
+        a cause: "근육통때문에 가슴통증이 느껴질수도 있나요?") or measured ("간염 검사", "creatinine
         수치": `_A_MEASURE_AFTER`) is not a condition, nor a
         symptom's phrasing beside a word of its other sense (`in_its_other_sense`: "거북목 때문에 목이 아파요"), nor
         a symptom said as what brings a pain on (`brings_on_pain`: "기침을 해도 가슴이 아파요").
@@ -115,6 +127,8 @@ class SlotExtractor:
             if ent.type == "condition" and (_VACCINATION.search(clause_at(text, ent.start))
                                             or _asked_about(text, ent.start, ent.end)
                                             or _A_MEASURE_AFTER.match(text[ent.end:ent.end + 16])):
+                continue
+            if ent.type == "symptom" and _wondered_as_cause(text, ent.end):   # "근육통때문에 … 수도 있나요?"
                 continue
             if ent.type == "symptom" and in_its_other_sense(ent.preferred, text):   # 목이 아파 beside 거북목
                 continue

@@ -435,6 +435,18 @@ _ASKING_WORD = re.compile(r"어[떻덯]|어떤|어느|뭐|무엇|언제|어디|�
 _ASKING_REACH = 12   # characters before the mark
 
 
+# "V-(으)ㄴ지 N 됐다" says how long since (담배는 끊은지 3년 됐습니다, 약을 먹은지 일주일이 지났는데): its 은지/는지 is no
+# question. 23 sentences of the shared long posts asked nothing else (read 2026-12-01); one, a post on blood in the
+# stool ("내시경 … 안받은지 2년가량 지났구요"), kept labels after the urgent advice for it
+_SINCE = re.compile(r"(?<![어무누])[ㄴ은는]?지\s*(?:벌써\s*|꽤\s*|약\s*|거의\s*|이제\s*|한\s*)?(?:\d+|한|두|세|네|몇|반|일주|보름|오래)"
+                    r"\s*(?:년|개월|달|주|일|시간|분|주일)?[^?]{0,8}?(?:지났|됐|됬|되었|넘었|째|되어|돼|되는데|지나)")
+
+
+def _asks(sentence: str) -> bool:
+    """Whether a sentence asks something (`_QUESTION`), a "since" clause (`_SINCE`) aside."""
+    return bool(_QUESTION.search(_SINCE.sub(" ", sentence)))
+
+
 def _describes(sentence: str) -> bool:
     """The sentence's question mark or "할까요" describes (`_HEDGE`, `_BARE_WORD_MARK`), asks nothing."""
     s = sentence.strip()
@@ -448,7 +460,7 @@ def _describes(sentence: str) -> bool:
 def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Question, ...]:
     found = []
     for s in sentences:
-        if _QUESTION.search(s) and not _CLOSING.match(s.strip()) and not _describes(s):
+        if _asks(s) and not _CLOSING.match(s.strip()) and not _describes(s):
             found.append(Question(s, question_kind(s, linker)))
     return tuple(found)
 
