@@ -205,6 +205,20 @@ def test_a_question_mark_that_describes_asks_nothing() -> None:
         assert not _describes(sentence), sentence
 
 
+def test_guesses_told_and_explaining_marks_ask_nothing_and_whether_something_is_wrong_is_a_doctors() -> None:
+    """A real post on chest tightness ("알레르기 천식인가 했는데 …", "이거때문인지 머리가 울리고", "도대체 뭐가 문제일까요?")
+    got antihistamines' cautions; one on palpitations after ER visits ("…먹었거든요?", "정상이면 걱정할필요없는거죠..?")
+    got a cream's dose. Written again here."""
+    assert not _asks("알레르기 천식인가 했는데 숨소리는 괜찮다고 하셨어요") and not _asks("이거때문인지 머리가 울려요")
+    assert _describes("옻물을 한달간 4병이나 먹었거든요?") and not _describes("타이레놀 먹어도 되는지 궁금하거든요?")
+    for sentence in ("도대체 뭐가 문제일까요?", "초음파상 정상이면 걱정할 필요 없는 거죠?", "심장에 문제가 있는 건 아니죠?"):
+        assert question_kind(sentence) == "care", sentence
+    post = ("요즘 자꾸 가슴이 답답해서 문의 드립니다. 알레르기 천식인가 했는데 숨소리는 괜찮다고 하셨어요. 이거때문인지 "
+            "조금만 큰 소리에도 머리가 울리고 관자놀이가 아파요. 트림도 자주 하거든요? 도대체 뭐가 문제일까요?")
+    reading = read_post(post)
+    assert reading.care_only and [q.text for q in reading.questions] == ["도대체 뭐가 문제일까요?"]
+
+
 def test_how_long_since_is_no_question() -> None:
     """"담배는 끊은지 3년 됐습니다" and "약을 먹은지 일주일이 지났는데" say how long since; a real post on blood in the
     stool ("내시경 … 안받은지 2년가량 지났구요") kept labels after the urgent advice for that sentence."""

@@ -77,6 +77,13 @@ def test_a_neck_that_hurts_beside_its_posture_is_no_sore_throat() -> None:
     assert set(load_focus_rules().not_with) <= set(load_focus_rules().symptoms)
 
 
+def test_heat_of_the_skin_is_no_fever() -> None:
+    """A real post on eczema ("피부에 열이나면서 땀이 차다 … 까맣게 변했습니다") got acetaminophen's adult doses."""
+    assert "발열" not in named_symptoms("피부에 열이나면서 땀이 차고 가려워요")
+    assert "발열" not in named_symptoms("얼굴에 열이 나고 빨개져요")
+    assert "발열" in named_symptoms("어제부터 열이 나고 몸살이 있어요")
+
+
 def test_eyes_closing_are_no_cold() -> None:
     """"졸려서 눈이 감기면서 가슴이 두근" (a real post) got cold medicines' side effects and a profile of 감기."""
     assert "감기" not in named_symptoms("졸려서 눈이 감기면서 가슴이 두근거렸어요")

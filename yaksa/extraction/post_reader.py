@@ -86,6 +86,9 @@ _CARE = re.compile(
     # whether one thing causes another: "소화계쪽 질병 때문에 통증이 그렇게 느껴지는건가요?", "등 근육통때문에 가슴통증이
     # 느껴질수도 있나요?" (a real post on chest pain in gastritis got clonixin's uses and doses)
     # ("미세먼지때문인지 콧물과 기침을 앓았습니다", "심장때문일까봐 불안하고", "때문인가 싶어": a guess told, no question)
+    # whether a test or a complaint means something wrong: "도대체 뭐가 문제일까요?", "심장에 문제가 있는 건 아니죠?",
+    # "정상이면 걱정할 필요 없는 거죠?" (real posts on chest tightness got antihistamines' cautions, a cream's dose)
+    r"|문제(?:일까|인가|인지|일\s*수|가[^.?!]{0,20}?아니)|걱정\s*(?:안\s*해도|할\s*필요|하지\s*않아도)|필요\s*없는\s*(?:거|건)"
     r"|(?:때문|(?<![가-힣])탓)(?:인가(?!\s*싶)|인\s*(?:건|걸|거)|일\s*(?:수도|까(?!\s*[봐바])|지)|이\s*아닐"
     r"|인지\s*(?=$|[?.!~ㅠㅜ]|궁금|모르|알)|에[^.?!,]{0,30}?(?:건가|걸까|인가|일까|는지|은지|수도|나요|까요))"
 )
@@ -442,14 +445,27 @@ _SINCE = re.compile(r"(?<![어무누])[ㄴ은는]?지\s*(?:벌써\s*|꽤\s*|약\
                     r"\s*(?:년|개월|달|주|일|시간|분|주일)?[^?]{0,8}?(?:지났|됐|됬|되었|넘었|째|되어|돼|되는데|지나)")
 
 
+# "perhaps because" and "I thought it was": "이거때문인지 머리가 울리고", "그래서인지", "알레르기 천식인가 했는데" tell,
+# not ask (a real post on chest tightness had four such "questions" and got antihistamines' cautions)
+_TOLD = re.compile(r"(?:때문|탓|그래서|그런지|어째서)\s*인지(?!\s*(?:$|[?.!~ㅠㅜ]|궁금|모르|알))"
+                   r"|(?:인가|일까|건가)\s*(?:했|싶었|해서|하고|하다)")
+
+
 def _asks(sentence: str) -> bool:
-    """Whether a sentence asks something (`_QUESTION`), a "since" clause (`_SINCE`) aside."""
-    return bool(_QUESTION.search(_SINCE.sub(" ", sentence)))
+    """Whether a sentence asks something (`_QUESTION`), a "since" clause (`_SINCE`) or a guess told (`_TOLD`) aside."""
+    return bool(_QUESTION.search(_TOLD.sub(" ", _SINCE.sub(" ", sentence))))
+
+
+# an explaining ending said with a rising mark: "옻물을 한달간 4병이나 먹었거든요?", "정상이라그랬거든요?"
+_EXPLAINING_MARK = re.compile(r"(?:거든요|더라구요|더라고요|잖아요|는데요)\s*\?+$")
 
 
 def _describes(sentence: str) -> bool:
-    """The sentence's question mark or "할까요" describes (`_HEDGE`, `_BARE_WORD_MARK`), asks nothing."""
+    """The sentence's question mark or "할까요" describes (`_HEDGE`, `_BARE_WORD_MARK`, `_EXPLAINING_MARK`), asks
+    nothing."""
     s = sentence.strip()
+    if _EXPLAINING_MARK.search(s):
+        return not _QUESTION_WITHOUT_MARK.search(_EXPLAINING_MARK.sub("", s))
     if _HEDGE.search(s):
         return not _QUESTION_WITHOUT_MARK.search(_HEDGE.sub("", s))
     bare = _BARE_WORD_MARK.search(s)
