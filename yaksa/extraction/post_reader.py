@@ -80,9 +80,10 @@ _CARE = re.compile(
     r"|치료|낫나요|나을까|나아질|후유증|전염|옮|결핵|폐렴|디스크|[가-힣]염인가|[가-힣]염일까"
     # "is it because of …": "스트레스 받아서그런가 심장이 안좋아서그런가", "피곤해서 그런 걸까요"
     r"|(?:서|때문에|탓에|탓인지)\s*그(?:런가|런\s*건가|런\s*걸까|런지|럴까)"
-    # whether it goes with a disease, and a department named ("강직성 척추염과 연관이 있나요?", "내과로그냥가면 될런지": a
+    # whether it goes with a disease or bears on it ("이런것도 임파선에 영향이 있나요?"), and a department named
+    # ("강직성 척추염과 연관이 있나요?", "내과로그냥가면 될런지": a
     # real post on recurring fever in ankylosing spondylitis got antipyretics' uses and doses)
-    r"|(?:연관|관련|상관)(?:이|이\s*있|성이|\s*있)|[가-힣]{1,4}과(?:로|에)\s*(?:그냥\s*)?가(?:면|도|야|봐)"
+    r"|(?:연관|관련|상관)(?:이|이\s*있|성이|\s*있)|영향(?:이|을)?\s*(?:있|주|미치|끼치)|[가-힣]{1,4}과(?:로|에)\s*(?:그냥\s*)?가(?:면|도|야|봐)"
     # whether one thing causes another: "소화계쪽 질병 때문에 통증이 그렇게 느껴지는건가요?", "등 근육통때문에 가슴통증이
     # 느껴질수도 있나요?" (a real post on chest pain in gastritis got clonixin's uses and doses)
     # ("미세먼지때문인지 콧물과 기침을 앓았습니다", "심장때문일까봐 불안하고", "때문인가 싶어": a guess told, no question)
