@@ -143,6 +143,8 @@ def test_every_closing_has_its_words_and_the_table_uses_them() -> None:
     ("임신 8주인데 피가 비쳐요", "pregnancy_bleeding_pain"),
     ("I am 10 weeks pregnant and bleeding with cramps", "pregnancy_bleeding_pain"),
     ("가슴이 쥐어짜듯 아프고 식은땀이 나요", "chest_pain_red"),
+    ("2주 전부터 우측하복부 통증이 지속되고 열이 39도까지 올라갔어요 맹장염 초기증상인가요?", "right_lower_abdomen_fever"),
+    ("my lower right belly hurts and I keep vomiting", "right_lower_abdomen_fever"),
     ("가슴 통증이 왼팔까지 퍼지고 숨이 차요", "chest_pain_red"),
     ("가슴이 아프고 손가락이 저려요", "chest_pain_red"),      # numb fingers still spread from the chest
     ("chest tightness and shortness of breath since this morning", "chest_pain_red"),
@@ -233,6 +235,9 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "회사 일은 다 내려놓고 푹 쉬고 싶어요",                 # rest, not letting go of everything
     "고개를 숙이면 코가 막혀요",                            # posture, no headache
     "머리 감을 때 고개를 숙이면 허리가 아파요",
+    "오른쪽 아랫배가 살짝 아파요 열은 없어요",               # no fever, no vomiting
+    # what a doctor said might happen (two real posts on a cold, appendicitis ruled out by ultrasound)
+    "열이 나는데 의사선생님이 오른쪽 아랫배 많이 아프면 맹장염 일수도 있다고 했어요",
 ])
 def test_ordinary_questions_that_share_the_words_raise_nothing(text: str) -> None:
     assert red_flag(text) is None
