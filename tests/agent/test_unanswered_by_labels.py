@@ -334,6 +334,20 @@ def test_a_question_about_what_to_eat_is_told_the_labels_hold_nothing_on_food() 
     assert "약의 이름이나 증상" not in food_info_reply(("음식",))
 
 
+def test_a_long_post_asking_what_to_eat_is_told_the_labels_hold_nothing_on_food() -> None:
+    """A real post ("하루 세끼를 다 닭가슴살먹는게 근육량 늘리는데 도움이되나요? … 닭가슴살 대체 가능한 식품은 없는건가요")
+    got a hydrocortisone ointment's uses and naproxen's doses; written again here."""
+    from yaksa.agent.nodes.retrieve import asks_about_food, foods_asked_in
+
+    post = read_post("158cm 45kg인 27살 여성입니다. 오늘 인바디를 했는데 근육량이 적게 나왔어요. 단백질 쉐이크도 먹고 "
+                     "있는데요. 하루 세끼를 다 닭가슴살 먹는게 근육량 늘리는데 도움이 되나요? 한 끼만 먹어도 물립니다.")
+    assert post.long and foods_asked_in(post) == ("닭가슴살",)
+    assert labels_do_not_answer(post.text, None, _focus(), post, [SIDE_EFFECTS]) == "food_info"
+    assert not asks_about_food(post.text, _focus("symptom"), post)   # a complaint a label treats: its labels
+    doctor = read_post(post.text + " 혹시 근육이 안 느는 게 무슨 병일까요?")
+    assert not asks_about_food(doctor.text, _focus(), doctor)   # a doctor's question asked too
+
+
 def test_a_food_question_is_answered_so_through_the_agent(make_runner) -> None:
     result = make_runner(enforce_safety=False).run("당뇨가 있는데 바나나 먹어도 괜찮나요?", "food",
                                                    variant="self_refine_heuristic")

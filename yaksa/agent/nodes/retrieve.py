@@ -160,10 +160,26 @@ def asks_about_a_disease(question: str, focus: Any, post: Any, kind: str | None 
 def asks_about_food(question: str, focus: Any, post: Any) -> bool:
     """A short Korean question about what to eat ("콜레스테롤이 높은데 달걀 먹어도 되나요?", `foods_asked_about`)
     naming no medicine, drug class or supplement: no label answers it ("타이레놀 먹고 커피 마셔도 되나요?" names
-    one, and its label's cautions do)."""
+    one, and its label's cautions do). A long post too when one of its questions is one, it names no medicine and
+    no complaint a label treats, and asks no doctor's question (`foods_asked_in`): "하루 세끼를 다 닭가슴살먹는게
+    근육량 늘리는데 도움이되나요?" (a real post) got a hydrocortisone ointment's uses and naproxen's doses."""
     if focus is None or focus.lang != "ko" or focus.linking.mentions or focus.classes:
         return False
-    return not (post is not None and post.long) and bool(foods_asked_about(question))
+    if post is not None and post.long:
+        return (focus.mode == "general" and not post.medicines and not post.care_questions
+                and bool(foods_asked_in(post)))
+    return bool(foods_asked_about(question))
+
+
+def foods_asked_in(post: Any) -> tuple[str, ...]:
+    """The foods the questions of a long post ask about eating (`foods_asked_about` of each question sentence)."""
+    return tuple(dict.fromkeys(food for q in post.questions for food in foods_asked_about(q.text)))
+
+
+def _foods_of(state: dict) -> tuple[str, ...]:
+    """The foods a food question asks about: its question sentences' for a long post, else the question's."""
+    post = state.get("post")
+    return foods_asked_in(post) if post is not None and post.long else foods_asked_about(state["question"])
 
 
 def asks_about_a_prescription_class(question: str, focus: Any, post: Any) -> bool:
@@ -223,7 +239,7 @@ _UNANSWERED_REPLIES: dict[str, Callable[[dict, Any], str]] = {
     "nothing_named": lambda state, focus: nothing_named(state["question"]),
     "post_care": lambda state, focus: post_care_reply(state["post"], focus.population),
     "disease_info": lambda state, focus: disease_info_reply(diseases_asked_about(state["question"])),
-    "food_info": lambda state, focus: food_info_reply(foods_asked_about(state["question"]), focus.population,
+    "food_info": lambda state, focus: food_info_reply(_foods_of(state), focus.population,
                                                       which_medicine=what_to_eat_for(state["question"])),
     "symptom_care": lambda state, focus: symptom_care_reply(state["question"], focus.population),
     "prescription_class": lambda state, focus: prescription_class_reply(
