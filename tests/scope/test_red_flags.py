@@ -236,6 +236,7 @@ def test_a_negated_sign_raises_nothing(text: str) -> None:
     "고개를 숙이면 코가 막혀요",                            # posture, no headache
     "머리 감을 때 고개를 숙이면 허리가 아파요",
     "오른쪽 아랫배가 살짝 아파요 열은 없어요",               # no fever, no vomiting
+    "한의원에서 위에 열이 있다고 했는데 긴장하면 빈맥도 일어나요",   # the stomach's heat of Korean medicine
     # what a doctor said might happen (two real posts on a cold, appendicitis ruled out by ultrasound)
     "열이 나는데 의사선생님이 오른쪽 아랫배 많이 아프면 맹장염 일수도 있다고 했어요",
 ])
