@@ -143,6 +143,9 @@ def test_every_closing_has_its_words_and_the_table_uses_them() -> None:
     ("임신 8주인데 피가 비쳐요", "pregnancy_bleeding_pain"),
     ("I am 10 weeks pregnant and bleeding with cramps", "pregnancy_bleeding_pain"),
     ("가슴이 쥐어짜듯 아프고 식은땀이 나요", "chest_pain_red"),
+    # "어려워요", the commonest way to say it, was not read (a real post: a 16-year-old's chest pain with sweating)
+    ("가슴 중앙이 아프고 약간 숨쉬기가 어려워요", "chest_pain_red"),
+    ("27개월 아들이 열이 41도까지 오르고 입이 새파래져요", "child_fever_red"),
     ("2주 전부터 우측하복부 통증이 지속되고 열이 39도까지 올라갔어요 맹장염 초기증상인가요?", "right_lower_abdomen_fever"),
     ("my lower right belly hurts and I keep vomiting", "right_lower_abdomen_fever"),
     ("가슴 통증이 왼팔까지 퍼지고 숨이 차요", "chest_pain_red"),
