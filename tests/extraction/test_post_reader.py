@@ -224,6 +224,7 @@ def test_how_long_since_is_no_question() -> None:
     stool ("내시경 … 안받은지 2년가량 지났구요") kept labels after the urgent advice for that sentence."""
     assert not _asks("담배는 끊은지 3년정도 됐습니다.") and not _asks("지금 먹은지 4일째고..")
     assert not _asks("오른쪽 가슴 통증이 있는지 3주 정도 되었어요.")
+    assert not _asks("가슴수술받은지 5일만에 동그랗게 잡히길래 여쭤봤어요")
     assert _asks("약을 먹은지 일주일이 지났는데 계속 먹어도 되나요?") and _asks("열이 나는지 모르겠어요")
     post = ("2년 전에 대장 용종을 떼어냈습니다. 그 이후로 내시경 잘 받다가 지금 안받은지 2년가량 지났구요. 요즘 계속 "
             "배가 아팠는데 오늘 변에 피가 섞여 나왔습니다. 소화기 내과를 가야할까요? 피는 왜 나온걸까요?")

@@ -443,7 +443,7 @@ _ASKING_REACH = 12   # characters before the mark
 # question. 23 sentences of the shared long posts asked nothing else (read 2026-12-01); one, a post on blood in the
 # stool ("내시경 … 안받은지 2년가량 지났구요"), kept labels after the urgent advice for it
 _SINCE = re.compile(r"(?<![어무누])[ㄴ은는]?지\s*(?:벌써\s*|꽤\s*|약\s*|거의\s*|이제\s*|한\s*)?(?:\d+|한|두|세|네|몇|반|일주|보름|오래)"
-                    r"\s*(?:년|개월|달|주|일|시간|분|주일)?[^?]{0,8}?(?:지났|됐|됬|되었|넘었|째|되어|돼|되는데|지나)")
+                    r"\s*(?:년|개월|달|주|일|시간|분|주일)?[^?]{0,8}?(?:지났|됐|됬|되었|넘었|째|되어|돼|되는데|지나|만에)")
 
 
 # "perhaps because" and "I thought it was": "이거때문인지 머리가 울리고", "그래서인지", "알레르기 천식인가 했는데" tell,
