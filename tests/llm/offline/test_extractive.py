@@ -119,6 +119,22 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     assert "1회 1정" not in answer and answer.startswith("어떤정의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어 [문서 1],")
 
 
+def test_a_childs_dose_comes_before_a_caution_that_names_children_in_general() -> None:
+    """"어린이 부루펜 시럽 6살 몇 ml 먹여요?" got the whole caution (it names "만 2세 미만의 소아") before the dose;
+    a caution that names the person's condition still comes first."""
+    def cite(n: int, key: str, section: str, text: str) -> Citation:
+        return Citation(n, f"mfds:{n}:{key}", "drugs", "어린이부루펜시럽(이부프로펜)", section, text, 1.0 - n / 10,
+                        {"section_key": key})
+
+    evidence = [cite(1, "precautions", "주의사항", "이 약을 복용하기 전에 천식 환자, 만 2세 미만의 소아는 의사 또는 약사와 "
+                                                "상의하십시오."),
+                cite(2, "usage", "용법용량", "어린이의 경우 3~6세는 100~150 mg(5~8 ml), 1일 3~4회 복용합니다.")]
+    dose = extractive_answer("어린이 부루펜 시럽 6살 몇 ml 먹여요?", evidence)
+    assert dose.index("3~6세는 100~150 mg") < dose.index("만 2세 미만의 소아")
+    asthma = extractive_answer("천식이 있는 6살 아이인데 부루펜 시럽 몇 ml 먹여요?", evidence)
+    assert asthma.index("만 2세 미만의 소아") < asthma.index("3~6세는 100~150 mg")
+
+
 def test_an_adult_only_product_is_not_quoted_for_an_infant() -> None:
     """A feverish 50-day-old: 뇌선's indications ("발열 시의 해열") must not be offered; the children's product is."""
     def cite(n: int, title: str, key: str, section: str, text: str) -> Citation:

@@ -341,6 +341,10 @@ def _opening_note(question: str, post: PostReading | None, population: Sequence[
     return []
 
 
+# the words a child's population puts in the profile (`population_profile_words`, `with_aliases`)
+_CHILD_PROFILE_WORDS = frozenset({"소아", "영아", "어린이", "유아", "아이", "신생아", "소아청소년"})
+
+
 def answer_population(question: str, post: PostReading | None, profile_summary: str = "",
                       remembered: Sequence[str] | None = None) -> tuple[str, ...]:
     """Whom an answer is for: a long post's reader's person, else the question's own words, else the remembered
@@ -385,13 +389,17 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     for_adult = not for_child and "adult" in population
 
     intent = classify_intent(asked).name  # "얼마나 먹여요": the dose comes first, before what it is for
+    # what puts a caution before the section asked for: the person's conditions and states, not a child's being a
+    # child ("만 2세 미만의 소아" is in nearly every caution: "어린이 부루펜 시럽 6살 몇 ml 먹여요?" got the whole
+    # caution before its dose); the child's age is read against the labels' limits below (`forbidden_for`)
+    leading = [w for w in profile if not (for_child and w in _CHILD_PROFILE_WORDS)]
 
     def order(c: Citation) -> tuple[bool, int, int]:
         key = str(c.metadata.get("section_key", ""))
         section = -1 if key == intent else SECTION_ORDER.get(key, 2)
         # a caution first only when it speaks of the person: "29세 여성, 몸살" got a caution on nothing of hers
         # before the dose she asked for
-        about_them = bool(profile) and is_caution(c) and any(mentions(w, c.text) for w in profile)
+        about_them = bool(leading) and is_caution(c) and any(mentions(w, c.text) for w in leading)
         return (not about_them, 0 if side_effects_asked else section, c.n)
 
     ranked = sorted(evidence, key=order)
@@ -421,7 +429,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         else:
             blocks.append(_Block(citation, picked, matched))
     # the cautions that name the person's condition first, though their section came later (stable)
-    paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not b.matched)]
+    paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not any(w in leading for w in b.matched))]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
         adult = skip - forbidden.keys()
