@@ -204,3 +204,16 @@ def test_a_feverish_baby_of_unknown_age_hears_when_to_go_first(make_runner) -> N
     assert baby.answer.startswith("열이 날 때 진료가 필요한 경우") and urgent_first(baby.answer)
     child = make_runner().run("아이가 열이 나요 해열제 얼마나 먹여요?", "child-unknown-age")
     assert child.trace["watch_signs"] and not child.answer.startswith("열이 날 때 진료가 필요한 경우")
+
+
+def test_a_medicine_for_a_pet_is_sent_to_a_vet_not_answered_from_peoples_labels(make_runner) -> None:
+    """"개한테 타이레놀 먹여도 되나요?" got a human acetaminophen tablet's cautions; "강아지가 세제를 먹었어요" would get
+    "call 119". A child who ate the dog's medicine is still a poisoning."""
+    runner = make_runner()
+    for question in ("개한테 타이레놀 먹여도 되나요?", "강아지가 세제를 먹었어요"):
+        result = runner.run(question, "pet-owner")
+        assert result.blocked and result.trace["scope"]["reason"] == "rules:veterinary" and not result.citations
+        assert "동물병원" in result.answer and "119" not in result.answer and "[문서" not in result.answer
+    child = runner.run("아이가 강아지 약을 먹었어요", "parent-of-pet")   # the crisis rules: a child got into it
+    assert child.trace["intent"] == "crisis" and "119" in child.answer
+

@@ -246,6 +246,21 @@ def device_reply(text: str) -> str:
             f"medicine's uses, dosing, side effects or interactions. {SAFETY_LINE_EN}")
 
 
+def veterinary_reply(text: str) -> str:
+    """A medicine given to or taken by an animal (`yaksa.scope.veterinary`: "개한테 타이레놀 먹여도 되나요?"): the labels
+    are for people, so none is quoted; a veterinarian answers, and now if it was already eaten. No dose, and no 119:
+    an animal hospital is where to call."""
+    if _HANGUL.search(text):
+        return ("이 서비스가 안내하는 의약품 허가 정보는 사람의 약에 관한 것이라 반려동물에게 먹이거나 바르는 약은 답으로 드리지 "
+                "않습니다. 사람에게 쓰는 약 중에는 동물에게 해로운 것이 있으니, 먹이거나 바르기 전에 동물병원(수의사)에 "
+                "물어보세요. 이미 먹었다면 먹은 약이나 제품의 이름과 양, 먹은 시각을 챙겨 지금 바로 동물병원에 연락하세요. "
+                "동물의 약은 수의사 등 전문가와 꼭 상담하세요.")
+    return ("The medicine labels this service answers from are for people, so nothing is quoted for an animal. Some "
+            "human medicines are harmful to animals: ask a veterinarian before giving or applying one, and if your pet "
+            "has already eaten one, call an animal hospital now with the medicine's name, the amount and the time. "
+            "(동물의 약은 수의사 등 전문가와 꼭 상담하세요.)")
+
+
 def harmful_reply(text: str) -> str:
     """A harmful request about medicines (`yaksa.scope.harmful`): refused, and said so plainly."""
     if _HANGUL.search(text):

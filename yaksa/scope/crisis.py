@@ -216,8 +216,10 @@ _CHILD_TOOK = _Cue(
     ko=(r"먹었(?!을\s?(때|경우)|다면|으면)|먹어\s?버렸|삼켰|마셨|마셔\s?버렸|먹였|주워\s?먹|꺼내\s?먹|집어\s?먹",),
     en=(r"\b(took|swallowed|ate|drank|got\s+into)\b",))
 _CHILD_HOW = _Cue(
-    ko=(r"실수로|몰래|모르고|꺼내|주워|집어|열어서|뚜껑|몇\s?(알|개|정)",
-        r"(할머니|할아버지|엄마|아빠|어머니|아버지|부모|어른|남의|성인)\s?(의|꺼|거|것)?\s?[가-힣]{0,6}?(약|제)"),
+    ko=(r"실수로|몰래|모르고|잘못\s?(먹|삼|마셨|마셔)|꺼내|주워|집어|열어서|뚜껑|몇\s?(알|개|정)",
+        # someone else's, or an animal's ("아이가 강아지 약을 먹었어요", 2026-12-01: no rule read it)
+        (r"(할머니|할아버지|엄마|아빠|어머니|아버지|부모|어른|남의|성인|강아지|고양이|반려견|반려묘|동물)\s?(의|꺼|거|것|용)?"
+         r"\s?[가-힣]{0,6}?(약|제)")),
     en=(r"\b(accidentally|got\s+into|found)\b|\bmy\s+(pills|meds|medicine|vitamins)\b",
         r"\b(grandma|grandpa|grandmother|grandfather|mom|mum|dad|mother|father|parent|adult)'?s\b"))
 # for a child one bottle is too much ("아이가 시럽 한 병 마셨어요"), unless finished over days

@@ -3,6 +3,9 @@ response cache, the LLM router, memory, web references and search ever see it; a
 (`yaksa.scope.crisis`: suicide or self-harm, a lethal amount, an overdose taken) gets the fixed
 crisis reply here, before even the greeting check and under every ablation variant.
 
+A medicine given to or taken by an animal ("개한테 타이레놀 먹여도 되나요?", `yaksa.scope.veterinary`) is refused
+next, with where to ask (a veterinarian, an animal hospital now if it was eaten): the labels are people's.
+
 Right after the crisis rules, the red-flag rules (`yaksa.scope.red_flags`, issue 23) recognise a
 message that needs care now (a feverish baby under 3 months, chest pain with breathlessness, stroke
 signs ...). Such a message is never refused as off-topic, whatever the scope model says: it is
@@ -27,7 +30,14 @@ from typing import Any
 
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.followup import follows_an_answer
-from yaksa.agent.replies import crisis_reply, device_reply, harmful_reply, red_flag_reply, refusal_reply
+from yaksa.agent.replies import (
+    crisis_reply,
+    device_reply,
+    harmful_reply,
+    red_flag_reply,
+    refusal_reply,
+    veterinary_reply,
+)
 from yaksa.agent.turn import TurnContext
 from yaksa.scope.crisis import crisis_decision
 from yaksa.scope.cues import domain_cues
@@ -35,6 +45,7 @@ from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.device_command import DEVICE_REASON
 from yaksa.scope.harmful import HARMFUL_REASON_PREFIX, harmful_request, is_harmful_refusal
 from yaksa.scope.red_flags import red_flag_decision
+from yaksa.scope.veterinary import VETERINARY_REASON, about_an_animal
 
 GUARD_OFF = ScopeDecision(True, "guard_off", {}, "none")
 CONTINUES_AN_ANSWER = "continues_an_answer"
@@ -57,6 +68,11 @@ def scope(deps: AgentDeps):
             turn.notes["scope"] = decision.to_json()
             return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
                     "answer": harmful_reply(state["question"])}
+        if about_an_animal(state["question"]):  # before the red flags: a pet that ate pills needs a vet, not 119
+            decision = ScopeDecision(False, VETERINARY_REASON, {"veterinary": True}, "rules:veterinary")
+            turn.notes["scope"] = decision.to_json()
+            return {"scope": decision, "blocked": True, "intent": "out_of_scope", "citations": [], "verified": False,
+                    "answer": veterinary_reply(state["question"])}
         analysis = state["analysis"]
         flag = analysis.red_flag  # second, under every ablation variant: care now comes before the answer
         if flag is not None:
