@@ -68,6 +68,22 @@ def test_a_childs_facts_are_remembered_for_the_child_not_the_writer(make_runner)
     assert "임신" not in follow.profile_summary
 
 
+def test_a_message_naming_no_one_continues_with_the_person_last_named_though_nothing_was_stored(make_runner) -> None:
+    """Found as a user: after a 5-year-old's fever, "저는 당뇨가 있는데 감기약 먹어도 되나요?" (nothing stored of the
+    writer when the extractor reads no condition) and then "당뇨 있는데 타이레놀 먹어도 돼요?" got children's
+    acetaminophen: the person so far was the child of the last stored fact."""
+    runner = make_runner()
+    runner.run("5살 아이 해열제 얼마나 먹여요? 18kg이에요", "mum3")
+    own = runner.run("제가 먹을 감기약 추천해 주세요", "mum3")   # the writer, and no fact of hers to store
+    assert own.trace["memory"]["about"] == "self" and not own.trace["memory"]["changed"]
+    turn = runner.run("타이레놀 먹어도 돼요?", "mum3")
+    assert turn.trace["memory"]["about"] == "self" and "child" not in turn.trace["focus"]["population"]
+    again = runner.run("아이는 시럽 얼마나 먹여요?", "mum3")
+    assert again.trace["memory"]["about"] == "child"
+    follow = runner.run("하루에 몇 번 먹여요?", "mum3")   # names no one: the child, named last
+    assert follow.trace["memory"]["about"] == "child"
+
+
 def test_a_message_naming_no_one_is_about_whom_its_facts_are(make_runner) -> None:
     """Found as a user: after a question about a feverish baby, "임신 20주인데 타이레놀 먹어도 되나요?" names
     no one; its pregnancy was filed as the writer's, but the turn was answered with the baby's profile."""

@@ -11,7 +11,8 @@ acknowledged as remembered. store_memory runs for questions too, so their slots 
 Each fact is remembered for the person it is about (`attribute_slots`): "5살 아이 해열제 얼마나 먹여요?"
 stores a child's age, not the writer's, and the turn sees the profile of the person it is about (a
 message that names no one is about whom its own facts are — a pregnancy is the writer's — else continues
-with the person of a fact stated within the hour).
+with the person the last few messages named, while a fact of someone else is less than an hour old, else the
+writer).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from yaksa.agent.deps import AgentDeps
 from yaksa.agent.replies import statement_reply
 from yaksa.agent.turn import TurnContext
-from yaksa.extraction.post_reader import attribute_slots
+from yaksa.extraction.post_reader import attribute_slots, message_subject
 from yaksa.lexicon.focus import profile_population
 from yaksa.scope.stage import passed_as_a_mind_concern
 
@@ -51,6 +52,24 @@ def extract_slots(deps: AgentDeps):
     return run
 
 
+def _conversation_subject(store: Any, user: str) -> str:
+    """The person a message naming no one continues with: the one the newest of the last SUBJECT_LOOKBACK messages
+    that names someone is about, else whom the latest fact is about (`latest_subject`). Why the messages: one that
+    speaks of the writer may store nothing of them ("저는 당뇨가 있는데 감기약 먹어도 되나요?"), and "당뇨 있는데
+    타이레놀 먹어도 돼요?" after it, in a conversation that began with a 5-year-old's fever, got children's
+    acetaminophen (found as a user, 2026-12-01). Read only while a fact of someone else is recent: after
+    CONVERSATION_GAP the writer is the person again."""
+    so_far = store.latest_subject(user)
+    if so_far == "self":
+        return so_far
+    asked = [m["content"] for m in store.recent_turns(user, SUBJECT_LOOKBACK) if m.get("role") == "user"]
+    named = next((who for q in reversed(asked) if (who := message_subject(q)) is not None), None)
+    return named or so_far
+
+
+SUBJECT_LOOKBACK = 3   # messages
+
+
 def store_memory(deps: AgentDeps):
     def run(state: dict, turn: TurnContext) -> dict[str, Any]:
         if state["analysis"].case_vignette:
@@ -65,7 +84,7 @@ def store_memory(deps: AgentDeps):
         # ("임신 20주인데 …" after a question about a baby: a pregnancy is the writer's), else the
         # conversation's person so far
         subject = state["analysis"].subject
-        so_far = store.latest_subject(user) if subject is None else None
+        so_far = _conversation_subject(store, user) if subject is None else None
         facts = attribute_slots(state["question"], slots, subject=subject or so_far)
         if subject is None:
             stated = {f.about for f in facts}
