@@ -65,3 +65,19 @@ def test_a_prescribed_drug_the_data_lacks_is_sent_to_its_prescriber() -> None:
     assert PRESCRIBED_LINE_KO not in no_evidence(focus, message="독시정 부작용 알려주세요")
     then = "글에서 물으신 \"검사를 받아봐야 하나요\"는 … 약은 약사나 의사 등 전문가와 꼭 상담하세요."
     assert no_evidence(focus, then, "독시정 먹는데 검사를 받아봐야 하나요").endswith(then)
+
+
+def test_an_english_question_is_told_the_labels_are_korean_and_which_brand_they_stand_for() -> None:
+    """"how much tylenol …" answered from acetaminophen labels: said in English, with the brand's ingredient."""
+    from yaksa.agent.source_notice import LABELS_IN_KOREAN_EN
+
+    tylenol = BrandLink("타이레놀", ("아세트아미노펜",), in_data=False)
+    focus = Focus("how much tylenol for my 5 year old?", "en", "drug", SectionIntent(None), Linking(brands=(tylenol,)),
+                  item_seqs=("1",))
+    cited = [_label("세토펜정(아세트아미노펜)", "만 12세 이하의 소아는 1회 권장용량을 복용합니다.")]
+    lead = notice(focus, cited)
+    assert lead.startswith(LABELS_IN_KOREAN_EN)
+    assert "타이레놀 itself is not in the data; this answer quotes products of the same ingredient (아세트아미노펜)." in lead
+    plain = Focus("What are the side effects of ibuprofen?", "en", "drug", SectionIntent(None), Linking(),
+                  item_seqs=("1",))
+    assert notice(plain, cited) == LABELS_IN_KOREAN_EN

@@ -44,3 +44,25 @@ def test_focus_off_is_the_old_searcher(searcher: Searcher) -> None:
     plain = Searcher(searcher.loaded, searcher.params, use_focus=False)
     result = plain.search("겔포스 먹는 법 알려줘", k=3)
     assert result.focus is None and result.to_json()["focus"] is None and "fuse" in result.timings_ms
+
+
+def test_an_english_question_naming_a_product_is_answered_from_its_labels(searcher: Searcher) -> None:
+    result = searcher.search("What are the side effects of ibuprofen?", k=3)
+    assert result.collections == ["drugs"]
+    assert result.focus.lang == "en" and result.focus.mode == "drug" and result.focus.intent.name == "side_effects"
+    assert result.hits and all("부루펜" in h.title for h in result.hits)
+    assert result.hits[0].metadata["section_key"] == "side_effects"
+
+
+def test_an_english_question_for_a_child_prefers_a_childs_dose(searcher: Searcher) -> None:
+    result = searcher.search("how much acetaminophen can I give my 5 year old?", k=3)
+    assert result.focus.population == ("child",) and result.focus.intent.name == "usage"
+    assert result.hits[0].metadata["section_key"] == "usage"
+
+
+def test_english_questions_naming_no_product_keep_the_english_collections(searcher: Searcher) -> None:
+    for question in ("What are the side effects of naproxen?",        # no product of the tiny bundle
+                     "Is caffeine associated with miscarriage?",      # what studies found
+                     "What is Glutathione synthetase deficiency?"):   # a disease named after an ingredient
+        result = searcher.search(question, k=3)
+        assert "drugs" not in result.collections and result.focus.mode == "general", question

@@ -24,6 +24,13 @@ def test_language_and_research_rules(question: str, expected: list[str]) -> None
     assert route(question, ALL) == expected
 
 
+def test_an_english_question_naming_a_product_goes_to_the_labels() -> None:
+    # the searcher's focus found a product of the labels: "naproxen" is 낙센정, 나로펜정, ...
+    assert route("What are the side effects of naproxen?", ALL, names_a_product=True) == ["drugs"]
+    assert route("What are the side effects of naproxen?", ALL) == ["health", "literature"]
+    assert route("What are the side effects of naproxen?", ["health"], names_a_product=True) == ["health"]
+
+
 def test_critique_task_goes_to_cases_and_literature() -> None:
     assert route("타이레놀 답변 검토", ALL, task="critique") == ["cases", "literature"]
 

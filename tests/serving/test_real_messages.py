@@ -57,3 +57,12 @@ def test_a_red_flag_post_gets_the_urgent_advice_first(chat: Any) -> None:
 
 def test_a_non_medical_question_is_refused(chat: Any) -> None:
     assert _answer(chat(NON_MEDICAL))["blocked"] is True
+
+
+def test_an_english_question_naming_a_product_is_answered_from_its_korean_label(chat: Any) -> None:
+    """"What are the side effects of naproxen?" was answered from MedQuAD and an abstract though the labels hold
+    naproxen's; on the tiny bundle ibuprofen (부루펜정) stands for it."""
+    body = chat("What are the side effects of ibuprofen?")
+    assert body["blocked"] is False
+    assert body["answer"].startswith("The product labels in the data are Korean (MFDS)")
+    assert "부루펜" in body["answer"] and re.search(r"\[문서 \d+\]", body["answer"])

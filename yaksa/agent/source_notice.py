@@ -55,6 +55,8 @@ def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
     ingredients says which (`_brand_notice`)."""
     if focus is None or not focus.item_seqs:
         return ""
+    if focus.lang == "en":
+        return _english_notice(focus, citations)
     missing = list({b.brand: b for b in focus.linking.brands   # once per brand, however often named
                     if not b.in_data and _answered_from(b.ingredients, citations)}.values())
     sentences = [_brand_notice(b.brand, b.ingredients, citations) for b in missing]
@@ -62,6 +64,22 @@ def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
     if absent:  # "타이레놀이랑 독시정 같이 먹어도 되나요?": answered from 타이레놀's ingredient, silent on 독시정
         sentences.append(f"{with_particle(', '.join(absent), '은', '는')} 자료에 허가 정보가 없어 답에 넣지 못했습니다. "
                          "그 약은 약사에게 확인하세요.")
+    return " ".join(sentences)
+
+
+LABELS_IN_KOREAN_EN = "The product labels in the data are Korean (MFDS); what they say is quoted as written."
+
+
+def _english_notice(focus: Focus, citations: list[Citation] | None) -> str:
+    """The notice for an English question answered from the Korean labels: that they are Korean and quoted as
+    written, and, as in Korean, a brand answered from its ingredient's products or a named drug left out."""
+    sentences = [LABELS_IN_KOREAN_EN]
+    for b in {b.brand: b for b in focus.linking.brands if not b.in_data}.values():
+        if _answered_from(b.ingredients, citations):
+            sentences.append(f"{b.brand} itself is not in the data; this answer quotes products of the same "
+                             f"ingredient ({', '.join(b.ingredients)}).")
+    if focus.linking.absent:
+        sentences.append(f"The data has no label of {', '.join(focus.linking.absent)}; ask a pharmacist about it.")
     return " ".join(sentences)
 
 

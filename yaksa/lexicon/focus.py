@@ -29,9 +29,11 @@ from typing import Any
 import yaml
 
 from yaksa.lexicon.conditions import find_conditions
+from yaksa.lexicon.english_gloss import asks_about_a_medicine, korean_gloss
 from yaksa.lexicon.linking import DrugCatalog, Linking, without_spaces
+from yaksa.lexicon.research_question import asks_what_studies_found
 from yaksa.lexicon.rule_tables import RulesFileError, word_table
-from yaksa.lexicon.section_intent import HANGUL, SectionIntent, classify_intent
+from yaksa.lexicon.section_intent import HANGUL, SectionIntent, classify_intent, classify_korean
 
 FOCUS_FILE = "focus_ko.yaml"
 MODES: tuple[str, ...] = ("drug", "symptom", "general")
@@ -396,12 +398,34 @@ def find_route(question: str, rules: FocusRules | None = None) -> str | None:
     return None
 
 
+def _english_focus(question: str, catalog: DrugCatalog | None) -> Focus:
+    """An English question naming a product the labels hold ("What are the side effects of naproxen?") is a drug
+    question read through its Korean gloss (`english_gloss`: the section asked, the person); any other English
+    question gets a MedQuAD question type only, as does one asking what studies found ("Is caffeine associated
+    with miscarriage?": the labels do not say; routing sends it to the abstracts), or one asking nothing a label
+    section answers (an empty gloss: "Do you have information about Caffeine", whose MedQuAD overview answers
+    it better than a caffeine tablet's uses). A named ingredient without a product in the data stays general:
+    the English collections may still speak of it, and the labels have nothing to quote."""
+    gloss = korean_gloss(question)
+    linking = catalog.link(question) if catalog is not None and gloss else Linking()
+    if (not linking.products or not asks_about_a_medicine(question, linking.mentions)
+            or asks_what_studies_found(question)):
+        return Focus(question, "en", "general", classify_intent(question))
+    population = find_population(gloss)
+    conditions = find_conditions(gloss)
+    careful = bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
+    intent = classify_korean(gloss, default="efficacy", careful=careful)
+    return Focus(question, "en", "drug", intent, linking, population=population,
+                 item_seqs=tuple(p.item_seq for p in linking.products), conditions=conditions)
+
+
 def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
-    """The focus of `question`; English questions get only a MedQuAD question-type intent."""
+    """The focus of `question`; English questions get a MedQuAD question-type intent unless they name a product
+    the labels hold (`_english_focus`)."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty string")
     if not HANGUL.search(question):
-        return Focus(question, "en", "general", classify_intent(question))
+        return _english_focus(question, catalog)
     rules = load_focus_rules()
     linking = catalog.link(question) if catalog is not None else Linking()
     symptoms, classes = find_symptoms(question, rules)

@@ -29,7 +29,7 @@ from yaksa.llm.offline.age_limits import (
     forbidden_for,
     offered_products,
 )
-from yaksa.llm.offline.extractive import answer_population
+from yaksa.llm.offline.extractive import answer_population, label_reading
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
 DEFAULT_TOTAL_TOKENS = 4096
@@ -132,8 +132,9 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     facts_part = (f"## 글에서 읽은 내용 (facts read from the message: answer the questions asked, for this person; "
                   f"say which ones the evidence cannot answer)\n{facts}\n\n" if facts else "")
     # a product whose label forbids the child's age is said so first, never dosed (`yaksa.llm.offline.age_limits`)
-    months = ChildAge.of_turn(child_age, question, profile_summary,
-                              answer_population(question, post, profile_summary, remembered or None)).months
+    reading = label_reading(question, evidence)   # an English question over Korean labels: its Korean gloss
+    months = ChildAge.of_turn(child_age, reading, profile_summary,
+                              answer_population(reading, post, profile_summary, remembered or None)).months
     limits = age_limit_facts(offered_products(forbidden_for(evidence, months), evidence))
     limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
                    f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")

@@ -6,6 +6,10 @@ wrong language only adds noise to the fusion. The rules are deliberately few:
 
   * task "critique" (reviewing a case answer) -> cases + literature;
   * any Hangul in the question -> drugs (Korean questions with English drug names included);
+  * an English question that names a product the labels hold (`names_a_product`: the focus linked it,
+    "What are the side effects of naproxen?") -> drugs: the labels are the product's own text, and
+    MedQuAD holds nothing on naproxen but a "Pain Relievers" overview; the focus decides
+    (`yaksa.lexicon.focus`: not for one asking what studies found, "Is caffeine associated with miscarriage?");
   * otherwise -> health, plus literature when the question reads like a research question:
     it starts with "Does/Do/Did", or mentions "associated/association", "effect(s) of", or a
     study word (trial, study, studies, randomized, meta-analysis, cohort, evidence), or is
@@ -25,30 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.lexicon.research_question import is_research_question
+
 HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
-RESEARCH = re.compile(
-    r"^\s*(does|do|did)\b"
-    r"|\bassociat(ed|ion)\b"
-    r"|\beffects? of\b"
-    r"|\b(trials?|study|studies|randomi[sz]ed|meta-analys[ie]s|cohort|evidence)\b"
-    r"|^[^?]{8,}:\s*\S",  # a title-style question ("Cigarettes and cinema: does ...")
-    re.IGNORECASE,
-)
-# A yes/no question that is not about the asker ("Is the INR reliable?", "Are bipolar disorders
-# underdiagnosed ...?") reads like a study's question; "Can I take ...?" and "Is X inherited?"
-# (a MedQuAD question type) do not.
-YES_NO = re.compile(r"^\s*(is|are|was|were|should|can|could|will|would|has|have)\b", re.IGNORECASE)
-PERSONAL = re.compile(r"\b(i|i'm|my|me|we|our|us|you|your|it okay|ok to|safe to)\b|\binherited\b", re.IGNORECASE)
-
-
-def is_research_question(question: str) -> bool:
-    """Does `question` read like a research question (module doc)?"""
-    return bool(RESEARCH.search(question) or (YES_NO.search(question) and not PERSONAL.search(question)))
 TASKS: tuple[str, ...] = ("qa", "critique")
 
 
-def route(question: str, available: Sequence[str], task: str = "qa") -> list[str]:
-    """Collections to search for `question`, in search order, all of them in `available`."""
+def route(question: str, available: Sequence[str], task: str = "qa", names_a_product: bool = False) -> list[str]:
+    """Collections to search for `question`, in search order, all of them in `available`. `names_a_product`:
+    the question names a product of the labels (the searcher's focus says so; routing has no catalog)."""
     if task not in TASKS:
         raise ValueError(f"task: unknown task {task!r}; expected one of {TASKS}")
     if not isinstance(question, str) or not question.strip():
@@ -57,7 +46,7 @@ def route(question: str, available: Sequence[str], task: str = "qa") -> list[str
         raise ValueError("available is empty: the bundle has no collections to search")
     if task == "critique":
         wanted = ["cases", "literature"]
-    elif HANGUL.search(question):
+    elif HANGUL.search(question) or names_a_product:
         wanted = ["drugs"]
     else:
         wanted = ["health", "literature"] if is_research_question(question) else ["health"]

@@ -239,8 +239,6 @@ class Searcher:
             if unknown:
                 raise ValueError(f"unknown collection(s) {unknown}; this bundle has {available}")
             targets = list(collections)
-        else:
-            targets = route(query, available, task)
         timings: dict[str, float] = {}
         start = time.perf_counter()
         expanded = (self._timed(timings, "expand", expand_query, query, recall_terms, avoid_terms)
@@ -254,6 +252,9 @@ class Searcher:
         qvecs: dict[str, Any] = {}
         if focus is None or not self.use_focus:
             focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
+        if not collections:   # an English question naming a product of the labels is searched in them
+            targets = route(query, available, task, names_a_product=focus is not None and focus.lang == "en"
+                            and focus.mode == "drug")
         for name in targets:
             if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:
                 ranked_focus, focus = self._focused(name, query, focus, k, timings, qvecs)

@@ -119,6 +119,21 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     assert "1회 1정" not in answer and answer.startswith("어떤정의 허가 정보에는 성인 용량만 있고 어린이 용량이 없어 [문서 1],")
 
 
+def test_an_english_question_quoting_the_korean_labels_is_read_through_its_gloss() -> None:
+    """"how much … my 5 year old" quoting a Korean label: the child's dose without the adults' (the gloss reads
+    "5살"), framed in English; an English question over English passages is read as it is."""
+    meta = {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"}
+    syrup = [Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
+                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다. "
+                      "1일 최고 3,200 mg까지 투여할 수 있습니다. "
+                      "어린이의 경우 3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다.", 0.9, meta)]
+    child = extractive_answer("How much ibuprofen syrup can I give my 5 year old?", syrup)
+    assert "3~6세는 1회 100~150 mg" in child and "200-600 mg" not in child
+    assert child.endswith(SAFETY_LINE_EN)
+    adult = extractive_answer("How much ibuprofen can an adult take?", syrup)
+    assert "200-600 mg" in adult
+
+
 def test_a_childs_dose_comes_before_a_caution_that_names_children_in_general() -> None:
     """"어린이 부루펜 시럽 6살 몇 ml 먹여요?" got the whole caution (it names "만 2세 미만의 소아") before the dose;
     a caution that names the person's condition still comes first."""

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
+from yaksa.lexicon.english_gloss import korean_gloss
 from yaksa.lexicon.focus import CHILD_POPULATIONS, find_population, profile_population
 from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
@@ -345,6 +346,15 @@ def _opening_note(question: str, post: PostReading | None, population: Sequence[
 _CHILD_PROFILE_WORDS = frozenset({"소아", "영아", "어린이", "유아", "아이", "신생아", "소아청소년"})
 
 
+def label_reading(question: str, evidence: Sequence[Citation]) -> str:
+    """The words the label rules read for `question`: itself, or for an English question quoting the Korean labels
+    (their sections carry a `section_key`) its Korean gloss (`english_gloss`): the section asked, the person ("my 5
+    year old" is a child: adults' dose lines are left out, a label's age limit applies), the conditions."""
+    if is_korean(question) or not any(c.metadata.get("section_key") for c in evidence):
+        return question
+    return korean_gloss(question) or question
+
+
 def answer_population(question: str, post: PostReading | None, profile_summary: str = "",
                       remembered: Sequence[str] | None = None) -> tuple[str, ...]:
     """Whom an answer is for: a long post's reader's person, else the question's own words, else the remembered
@@ -370,17 +380,18 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     korean = is_korean(question)
     closing = safety_line(question)
     long_post = post is not None and post.long
-    population = answer_population(question, post, profile_summary, remembered)
+    read_as = label_reading(question, evidence)
+    population = answer_population(read_as, post, profile_summary, remembered)
     if not evidence:
         note = _opening_note(question, post, population, labels_follow=False)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     note = _opening_note(question, post, population, labels_follow=True)
-    asked = post.search_query() if long_post else question   # its questions and key facts, not the story
+    asked = post.search_query() if long_post else read_as   # its questions and key facts, not the story
     query = grams(asked)
     named = grams(" ".join(terms(asked)))   # its content words only: what a caution list's items may match
     # the person the message describes (a long post's reader, or a short question's own words: "임신 20주인데")
     person = post.profile_words() if long_post else ", ".join(
-        w for w in (population_profile_words(population), *find_conditions(question)) if w)
+        w for w in (population_profile_words(population), *find_conditions(read_as)) if w)
     profile = with_aliases(profile_terms(", ".join(p for p in (profile_summary, person) if p)))
     seen: set[str] = set()
     # Profile-relevant cautions first: for this user they matter more than the general description.
@@ -407,7 +418,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     skip = adult_only_products(evidence) if for_child else frozenset()
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
-    months = ChildAge.of_turn(child_age, question, profile_summary, population).months
+    months = ChildAge.of_turn(child_age, read_as, profile_summary, population).months
     forbidden = forbidden_for(evidence, months)
     forbidding = age_limit_paragraphs(offered_products(forbidden, evidence), korean)
     used: list[Citation] = []
@@ -443,7 +454,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             return "\n\n".join([*note, *forbidding, where])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
-    if for_child and younger_than_the_labels(question, used):
+    if for_child and younger_than_the_labels(read_as, used):
         note = [*note, younger_than_the_labels_note(korean)]
     # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
     closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
