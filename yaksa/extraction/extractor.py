@@ -58,7 +58,9 @@ _A_MEASURE_AFTER = re.compile(r"^\s*(?:의\s*)?(?:수치|검사|결과|농도|�
 
 
 # a complaint or disease put forward as a possible cause: "등 근육통때문에 가슴통증이 느껴질수도 있나요?", "위염 때문인가요"
-# (a real post's muscle ache, which the writer wondered about, was remembered as a symptom)
+# (a real post's muscle ache, which the writer wondered about, was remembered as a symptom). Narrower than the
+# post reader's cause question (`post_reader._CARE`) on purpose: that one also matches "두통 때문에 타이레놀 먹어도
+# 되나요?" ("때문에 … 나요"; a medicine named makes it a medicine question there), where the headache is the writer's
 _CAUSE_ASKED_AFTER = re.compile(r"^\s*(?:때문|탓)(?:인가|일까|인\s*(?:건|걸|거)|일\s*수도|에[^.?!,]{0,30}?(?:수도|건가|걸까|인가|일까))")
 
 

@@ -14,7 +14,7 @@ over the counter).
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from yaksa.lexicon.concept_rows import lexicon_rows
 from yaksa.lexicon.linking import without_spaces
@@ -43,8 +43,10 @@ def _matcher() -> re.Pattern[str]:
     return re.compile("(?<!저)(?:" + "|".join(re.escape(name) for name, _ in _names()) + ")")
 
 
+@lru_cache(maxsize=1024)
 def prescription_classes_named(text: str) -> tuple[str, ...]:
     """The preferred names of the prescription classes `text` names, in the order they appear, once each
-    ("고혈압약이랑 콜레스테롤약" → 혈압약, 고지혈증약)."""
+    ("고혈압약이랑 콜레스테롤약" → 혈압약, 고지혈증약). Memoised: a turn asks it of its message up to three times
+    (the elliptical check, the decision to reply, the reply itself)."""
     preferred = dict(_names())
     return tuple(dict.fromkeys(preferred[m.group(0)] for m in _matcher().finditer(without_spaces(text))))
