@@ -81,3 +81,14 @@ def test_an_english_question_is_told_the_labels_are_korean_and_which_brand_they_
     plain = Focus("What are the side effects of ibuprofen?", "en", "drug", SectionIntent(None), Linking(),
                   item_seqs=("1",))
     assert notice(plain, cited) == LABELS_IN_KOREAN_EN
+
+
+def test_an_english_question_about_a_medicine_the_data_lacks_is_told_so_in_english() -> None:
+    """"Is Benadryl safe for my 2 year old?" (no diphenhydramine product) got MedQuAD's blood-pressure readings."""
+    from yaksa.agent.source_notice import no_evidence
+    from yaksa.llm.safety import SAFETY_LINE_EN
+
+    focus = Focus("Is Benadryl safe for my 2 year old?", "en", "drug", SectionIntent(None),
+                  Linking(mentions=("Benadryl",)))
+    reply = no_evidence(focus)
+    assert reply.startswith("The data has no product label of Benadryl") and reply.endswith(SAFETY_LINE_EN)

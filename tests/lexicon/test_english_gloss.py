@@ -20,6 +20,7 @@ from yaksa.lexicon.section_intent import classify_korean
         ("How many mg of ibuprofen can an adult take per day?", "usage"),
         ("Can I take ibuprofen while pregnant?", "precautions"),
         ("Is it safe to drink alcohol with acetaminophen?", "precautions"),
+        ("Can I take Aleve with alcohol?", "precautions"),   # alcohol is a caution, not a second medicine
         ("What is naproxen used for?", "efficacy"),
     ],
 )

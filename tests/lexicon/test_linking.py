@@ -40,6 +40,14 @@ def test_brand_not_in_data_links_to_its_ingredient(catalog: DrugCatalog) -> None
     assert "not in the data" in found.notes[0]
 
 
+def test_brands_known_abroad_by_an_english_name_link_to_their_ingredient(catalog: DrugCatalog) -> None:
+    """"Can I take Aleve with alcohol?", "Side effects of Imodium?": English-speaking users name brands from home."""
+    aleve = catalog.link("Can I take Aleve with alcohol?")
+    assert aleve.ingredients == ("나프록센",) and aleve.brands[0].brand == "Aleve" and aleve.products
+    assert catalog.link("Side effects of Imodium?").ingredients == ("로페라미드",)   # a Korean brand's English name
+    assert catalog.link("How much Calpol for my 2 year old?").ingredients == ("아세트아미노펜",)
+
+
 def test_product_name_with_form_and_strength(catalog: DrugCatalog) -> None:
     names = _names(catalog, "부루펜 시럽 몇 ml 먹여요")
     assert names[0] == "어린이부루펜시럽" and "부루펜정200밀리그램" in names
@@ -101,7 +109,7 @@ def test_a_name_without_a_form_word_is_typed_by_its_dose_text(catalog: DrugCatal
     assert routes["신신파스에스"] == "topical" and routes["미보(MEBO)연고"] == "topical"
 
 
-def test_every_symptom_term_names_a_product_of_the_data(catalog: DrugCatalog) -> None:
+def test_every_symptom_term_names_a_medicine_of_the_data(catalog: DrugCatalog) -> None:
     """A term that names nothing makes its questions find nothing ("인공눈물" abstained: 안구건조 is not
     how labels say it). Only 체중감량, 근육경련, 어지럼증 and 다래끼 are meant to: no label of the data
     treats obesity, leg cramps, dizziness (they name 어지러움 only of 멀미) or a stye."""

@@ -60,9 +60,15 @@ def test_an_english_question_for_a_child_prefers_a_childs_dose(searcher: Searche
     assert result.hits[0].metadata["section_key"] == "usage"
 
 
-def test_english_questions_naming_no_product_keep_the_english_collections(searcher: Searcher) -> None:
-    for question in ("What are the side effects of naproxen?",        # no product of the tiny bundle
-                     "Is caffeine associated with miscarriage?",      # what studies found
-                     "What is Glutathione synthetase deficiency?"):   # a disease named after an ingredient
+def test_english_questions_asking_no_labels_question_keep_the_english_collections(searcher: Searcher) -> None:
+    for question in ("Is caffeine associated with miscarriage?",      # what studies found
+                     "What is Glutathione synthetase deficiency?",    # a disease named after an ingredient
+                     "Do you have information about Caffeine"):       # nothing a label section answers
         result = searcher.search(question, k=3)
         assert "drugs" not in result.collections and result.focus.mode == "general", question
+
+
+def test_an_english_question_naming_a_medicine_without_a_product_is_an_empty_result(searcher: Searcher) -> None:
+    result = searcher.search("What are the side effects of naproxen?", k=3)   # no naproxen in the tiny bundle
+    assert result.collections == ["drugs"] and result.hits == []
+    assert result.focus.mode == "drug" and result.focus.satisfied is False and "naproxen" in result.focus.reason

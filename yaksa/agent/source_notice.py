@@ -93,6 +93,10 @@ def no_evidence(focus: Focus, then: str = "", message: str | None = None) -> str
     pharmacy's to answer, and the reply says so (`message`: the user's whole message, where a long post's
     search query is not); `then` (a long post's questions for a doctor, `care_reply`, which ends with the
     consult line) follows instead of the consult line."""
+    if focus.lang == "en":   # "Is Benadryl safe for my 2 year old?": diphenhydramine has no product in the data
+        names_en = ", ".join(dict.fromkeys(focus.linking.mentions)) or "the medicine you named"
+        return (f"The data has no product label of {names_en}, so I will not answer from another medicine's. "
+                f"{then or SAFETY_LINE_EN}")
     names = ", ".join(dict.fromkeys(focus.linking.mentions)) or "말씀하신 약"
     prescribed = f" {PRESCRIBED_LINE_KO}" if PRESCRIBED in (message or focus.question) else ""
     return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "

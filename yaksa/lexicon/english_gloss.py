@@ -48,7 +48,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bdrows(y|iness)\b|\bsleepy\b|\bmake me sleep\b", _I), "졸려요"),
     (re.compile(r"\bstor(e|age|ing)\b|\bfridge\b|\brefrigerat|\bexpir", _I), "보관"),
     (re.compile(r"\b(take|taking|use|using|mix|mixing|combine|combining)\b[^?.!]{0,40}\b(with|and|together)\b"
-                r"(?!\s+(?:food|meals?|water|milk|an empty))|\binteract(ion|ions|s)?\b|\btogether\b", _I), "같이 먹어도 되나요"),
+                r"(?!\s+(?:food|meals?|water|milk|an empty|alcohol|beer|wine|a drink|drinks))|\binteract(ion|ions|s)?\b|\btogether\b", _I), "같이 먹어도 되나요"),
     (re.compile(r"\balcohol\b|\bdrink(ing)? (beer|wine|alcohol)\b|\bbeer\b|\bwine\b", _I), "술"),
     (re.compile(r"\bempty stomach\b|\bwith food\b|\bbefore or after (meals|food|eating)\b", _I), "식후 공복"),
     (re.compile(r"\bhow (much|many)\b|\bdos(e|es|age|ing)\b|\bhow often\b|\bmaximum\b|\bmax\b|"

@@ -404,11 +404,12 @@ def _english_focus(question: str, catalog: DrugCatalog | None) -> Focus:
     question gets a MedQuAD question type only, as does one asking what studies found ("Is caffeine associated
     with miscarriage?": the labels do not say; routing sends it to the abstracts), or one asking nothing a label
     section answers (an empty gloss: "Do you have information about Caffeine", whose MedQuAD overview answers
-    it better than a caffeine tablet's uses). A named ingredient without a product in the data stays general:
-    the English collections may still speak of it, and the labels have nothing to quote."""
+    it better than a caffeine tablet's uses). A named medicine without a product in the data ("Is Benadryl safe for
+    my 2 year old?") is a drug question too: its empty result says the data has no label of it (it got MedQuAD's
+    blood-pressure readings), as a Korean question's does."""
     gloss = korean_gloss(question)
     linking = catalog.link(question) if catalog is not None and gloss else Linking()
-    if (not linking.products or not asks_about_a_medicine(question, linking.mentions)
+    if (not linking.named or not asks_about_a_medicine(question, linking.mentions)
             or asks_what_studies_found(question)):
         return Focus(question, "en", "general", classify_intent(question))
     population = find_population(gloss)

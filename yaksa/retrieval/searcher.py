@@ -253,7 +253,7 @@ class Searcher:
         if focus is None or not self.use_focus:
             focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
         if not collections:   # an English question naming a product of the labels is searched in them
-            targets = route(query, available, task, names_a_product=focus is not None and focus.lang == "en"
+            targets = route(query, available, task, names_a_medicine=focus is not None and focus.lang == "en"
                             and focus.mode == "drug")
         for name in targets:
             if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:
