@@ -223,6 +223,27 @@ def test_an_elliptical_question_gets_the_last_turns_drug_in_front(catalog: DrugC
     assert not resolve("하루에 몇 번까지 돼요?", history, catalog.link).refers_back             # not implicit
 
 
+@pytest.mark.parametrize(("question", "leaves_out"), [
+    ("How much can I take per day?", True), ("Can I take it while pregnant?", True),
+    ("What about side effects?", True), ("Is it safe for my 5 year old?", True),
+    ("Can I take it with alcohol?", True),
+    ("Is it safe to exercise with a cold?", False),       # a word neither about taking a medicine nor its person
+    ("What is the weather tomorrow?", False),             # nothing about taking a medicine
+    ("How much can I take per day? " * 3, False),         # too long for a follow-up
+])
+def test_english_elliptical_questions(question: str, leaves_out: bool) -> None:
+    """"How much can I take per day?" after "What is naproxen used for?" was answered from MedQuAD's balance problems."""
+    assert elliptical(question) == leaves_out
+
+
+def test_an_english_follow_up_gets_the_last_turns_drug_after_it(catalog: DrugCatalog) -> None:
+    history = turns(("What is naproxen used for?", "낙센정(나프록센) (효능효과): 이 약은 … [문서 1]"))
+    r = resolve("How much can I take per day?", history, catalog.link, implicit=True)
+    assert r.question == "How much can I take per day? (naproxen)" and r.referent.source == "question"
+    nothing = resolve("How much can I take per day?", [], catalog.link, implicit=True)
+    assert clarify_reply(nothing, first_message=True).startswith("Which medicine do you mean?")
+
+
 def test_a_statement_of_who_the_person_is_is_remembered(make_runner) -> None:
     """"저희 아이가 5살이에요" was refused as small talk (an age is not medical), so the child was never
     remembered; now it passes, first or after an answer, and is remembered. Asking something else is not it."""

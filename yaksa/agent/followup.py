@@ -29,8 +29,8 @@ from typing import Any
 
 from yaksa.lexicon.conditions import without_conditions
 from yaksa.lexicon.linking import Linking
-from yaksa.llm.safety import CITATION, SAFETY_LINE_KO
-from yaksa.text.hangul import has_final, with_ro
+from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO
+from yaksa.text.hangul import has_final, has_hangul, with_ro
 from yaksa.text.lexical import terms
 
 Link = Callable[[str], Linking]          # DrugCatalog.link of the loaded bundle
@@ -209,11 +209,42 @@ _WHICH = re.compile(r"뭐|무엇|무슨|어떤|어느")
 _PERSON_WORDS = frozenset({"환자"})
 
 
+# The English follow-up: "How much can I take per day?", "Can I take it while pregnant?" after "What is naproxen used
+# for?" were answered from MedQuAD's balance problems and pregnancy overviews (found as a user, 2026-12-01). Short,
+# about taking a medicine, and every word one of taking a medicine (`EN_FOLLOWUP_WORDS`): "Is it safe to exercise with
+# a cold?" is a new question.
+EN_ELLIPTICAL_MAX_CHARS = 70
+_EN_ELLIPTICAL = re.compile(r"\b(take|taking|give|giving|use|using|dose|dosage|doses|side effects?|how (much|many|often)|"
+                            r"safe|pregnan\w*|breastfeed\w*|alcohol|drowsy|interact\w*)\b", re.IGNORECASE)
+_EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?", re.IGNORECASE)
+_EN_FOLLOWUP_LINES = (
+    "how much many often long can could should may might will would is are was do does did i i'm we you he she they my",
+    "our his her their it it's its this that these those them the a an and or but if so also too still then what which",
+    "when about take taking took give giving use using dose doses dosage dosing maximum max most per day days daily a",
+    "week times time once twice hour hours every between before after with without food meals meal empty stomach milk",
+    "water coffee alcohol drink drinks drinking beer wine side effect effects safe ok okay fine while during when",
+    "pregnant pregnancy breastfeeding nursing child children kid kids baby babies toddler son daughter year years old",
+    "month months adult adults elderly mother father mom dad grandmother grandfather parent wife husband for to of in",
+    "on at at any there be been have has get make me drowsy sleepy interact interaction interactions together same",
+    "medicine medication drug pill pills tablet tablets syrup need want again another more less than up ml mg kg lbs",
+)
+EN_FOLLOWUP_WORDS = frozenset(w for line in _EN_FOLLOWUP_LINES for w in line.split())
+
+
+def _english_elliptical(text: str) -> bool:
+    """An English follow-up that leaves its medicine out (`EN_FOLLOWUP_WORDS`)."""
+    return (len(text) <= EN_ELLIPTICAL_MAX_CHARS and _EN_ELLIPTICAL.search(text) is not None
+            and all(w.lower() in EN_FOLLOWUP_WORDS for w in _EN_WORD.findall(text)))
+
+
 def elliptical(question: str) -> bool:
     """A short question about taking a medicine that names none and points at none ("하루에 몇 번까지
     돼요?"), or says only the person's condition beside it (`_states_a_condition`): it continues the
-    conversation's drug. The caller checks that it names no drug, symptom or drug class (its focus is general)."""
+    conversation's drug. The caller checks that it names no drug, symptom or drug class (its focus is general).
+    English ones too ("How much can I take per day?", `_english_elliptical`)."""
     text = question.strip()
+    if not has_hangul(text):
+        return _english_elliptical(text)
     if len(text) > ELLIPTICAL_MAX_CHARS or referring_expression(text) is not None or not _ELLIPTICAL.search(text):
         return False
     rest = without_conditions(text)
@@ -284,15 +315,29 @@ def _resolve_implicit(question: str, history: Sequence[dict[str, str]], link: Li
     back, source, drugs = found
     if len(drugs) > 1:
         return Resolution(question, candidates=tuple(drugs[:MAX_CANDIDATES]), implicit=True)
-    standalone = f"{with_particle(drugs[0], 'topic')} {question.strip()}"
+    # English: the drug said after the question as its subject ("How much can I take per day? (naproxen)")
+    standalone = (f"{with_particle(drugs[0], 'topic')} {question.strip()}" if has_hangul(question)
+                  else f"{question.strip()} ({drugs[0]})")
     return Resolution(standalone, referent=Referent(drugs[0], source, back), implicit=True)
+
+
+def _clarify_reply_en(resolution: Resolution, first_message: bool) -> str:
+    if resolution.candidates and not first_message:
+        ask = (f"The conversation so far named {', '.join(resolution.candidates)}, so I am not sure which medicine you "
+               "mean. Please ask again with its name.")
+    else:
+        ask = 'Which medicine do you mean? Please ask again with its name (e.g. "How much naproxen can I take?").'
+    return f"{ask} {SAFETY_LINE_EN}"
 
 
 def clarify_reply(resolution: Resolution, *, first_message: bool = False) -> str:
     """The question back when the referent is unknown or ambiguous: which drug is meant (no guess).
 
     `first_message`: there is no earlier turn, so the reply does not speak of one ("임신 20주인데 먹어도 돼요?"
-    as a first message was told the drug was not found "in the conversation so far")."""
+    as a first message was told the drug was not found "in the conversation so far"). An English question is
+    asked back in English."""
+    if not has_hangul(resolution.question):
+        return _clarify_reply_en(resolution, first_message)
     if first_message:
         ask = ("어떤 약을 말씀하시는지 알려 주세요. "
                "약 이름을 넣어 다시 물어봐 주세요 (예: \"타이레놀 먹어도 돼요?\").")

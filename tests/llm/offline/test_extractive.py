@@ -376,6 +376,11 @@ def test_a_pregnant_users_dose_answer_says_its_quotes_speak_not_of_pregnancy() -
     assert "하셨는데" not in extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage])
     english = extractive_answer("How many times a day can I take it?", [usage], profile_summary="임신 중.")
     assert "You said you are pregnant" in english
+    # an overview passage is no product's cautions: the note speaks of "the label text" and is not said over it
+    overview = Citation(1, "medquad:1", "health", "Pregnancy and Medicines", "information",
+                        "Not all medicines are safe to take when you are pregnant.", 0.9, {"qtype": "information"})
+    assert "You said you are pregnant" not in extractive_answer("Can I take medicines while pregnant?", [overview],
+                                                                profile_summary="임신 중.")
 
 
 def test_a_dose_question_quotes_the_dosing_sentences_that_state_an_amount() -> None:

@@ -457,7 +457,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     if for_child and younger_than_the_labels(read_as, used):
         note = [*note, younger_than_the_labels_note(korean)]
     # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
-    closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
+    # (only over labels: MedQuAD's pregnancy overview is no product's cautions, yet was told "the label text quoted
+    # above says nothing about that")
+    if any(c.metadata.get("section_key") for c in used):
+        closing = careful_state_note(profile, [w for b in blocks for w in b.matched], korean) or closing
     # a long post asking whether it is a condition of the mind ("우울증? 불안증?", "공황장애일까요?") hears where
     # to get help for it last: the labels answer its sleep or its chest, not the question (`asks_about_the_mind`)
     if korean and closing == SAFETY_LINE_KO and asks_about_the_mind(post):
