@@ -219,6 +219,19 @@ def test_guesses_told_and_explaining_marks_ask_nothing_and_whether_something_is_
     assert reading.care_only and [q.text for q in reading.questions] == ["도대체 뭐가 문제일까요?"]
 
 
+def test_either_or_followed_by_what_happened_tells_and_a_medicine_named_so_is_asked_about() -> None:
+    """A real post on flushing ("스테로이드 부작용인지 레이져 부작용인지 얼굴에 홍조가 심해졌는데요", then "스티바A라는
+    의약품이 … 홍조치료약으로 지정했다고 들어서 어떠한지 궁금하빈다") got four labels' side effects: the first sentence
+    read as a question, the second as a doctor's. Written again here."""
+    assert not _asks("스테로이드 부작용인지 레이져 부작용인지 얼굴에 홍조가 심해졌어요")
+    assert not _asks("재채기 할 때마다 가래인지 콧물인지 막 튀어 나옵니다")
+    # a word of wondering after the pair, or nothing after it, still asks
+    for sentence in ("심장문제인지 위장문제인지 궁금합니다", "내과쪽인지 정형외과 쪽인지 몰라 질문 남깁니다",
+                     "생리전증후군인지 몸살인지 ..", "피부병인지 땀띠인지 정확한 이유를 듣고싶네요"):
+        assert _asks(sentence), sentence
+    assert question_kind("스티바A라는 의약품이 홍조치료약으로 쓰인다고 들어서 어떠한지 궁금합니다") == "medicine"
+
+
 def test_how_long_since_is_no_question() -> None:
     """"담배는 끊은지 3년 됐습니다" and "약을 먹은지 일주일이 지났는데" say how long since; a real post on blood in the
     stool ("내시경 … 안받은지 2년가량 지났구요") kept labels after the urgent advice for that sentence."""

@@ -66,6 +66,8 @@ _MEDICINE = re.compile(
     r"(?<![가-힣])약(?!간|속|하|해|한|점|혼|국|사)|(?!만약)[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
     r"|먹는|먹여야|먹어야|먹을|먹일|드려도|바르|발라|뿌리|뿌려|붙이|붙여|연고|크림|시럽|용량|용법|몇\s*(?:알|정|번|회|ml|미리)"
     r"|부작용|처방|해열제|진통제|영양제|소화제|감기약|성분|투여|같이\s*(?:먹|복용)|함께\s*(?:먹|복용)"
+    # "스티바A라는 의약품이 … 홍조치료약으로 지정했다고 들어서 어떠한지 궁금하빈다" asks about a medicine
+    r"|의약품|치료약"
 )
 # a medicine as the condition for something else: "약먹어도 효과가 없으면", "먹여도 안 나으면"
 _IF_MEDICINE_FAILS = re.compile(
@@ -448,8 +450,12 @@ _SINCE = re.compile(r"(?<![어무누])[ㄴ은는]?지\s*(?:벌써\s*|꽤\s*|약\
 
 # "perhaps because" and "I thought it was": "이거때문인지 머리가 울리고", "그래서인지", "알레르기 천식인가 했는데" tell,
 # not ask (a real post on chest tightness had four such "questions" and got antihistamines' cautions)
+# "A인지 B인지" followed by what happened, not by a word of wondering, tells too: "스테로이드 부작용인지 레이져 부작용인지
+# 얼굴에 홍조가 심해졌는데요" (a post on flushing that asked about a tretinoin cream got four labels' side effects)
 _TOLD = re.compile(r"(?:때문|탓|그래서|그런지|어째서)\s*인지(?!\s*(?:$|[?.!~ㅠㅜ]|궁금|모르|알))"
-                   r"|(?:인가|일까|건가)\s*(?:했|싶었|해서|하고|하다)")
+                   r"|(?:인가|일까|건가)\s*(?:했|싶었|해서|하고|하다)"
+                   r"|인지\s+[^?.!]{1,20}?인지\s+(?=[가-힣])(?!(?:잘\s*|정확히\s*)?(?:궁금|궁급|모르|몰|알|걱정|헷갈|구분|확인|여쭙|물어"
+                   r"|어떻|어떡|어디|판단|판별|문의|듣고|아니면|아님|정확))")
 
 
 def _asks(sentence: str) -> bool:
