@@ -174,6 +174,25 @@ def test_a_message_naming_many_medical_terms_passes_whatever_its_cues() -> None:
     assert not names_many_medical_terms(replace(refused, in_scope=True))    # only overrules a refusal
 
 
+def test_an_exam_question_on_a_medical_term_passes() -> None:
+    """Dental exam questions are far from every collection: "글래스아이오노머 시멘트의 장점으로 옳은 것은?" (P 0.20) and
+    "유치의 맹출 순서로 옳은 것은?" (P 0.13) were refused (ours, not blind)."""
+    from yaksa.scope.decision import ScopeDecision
+    from yaksa.scope.stage import asks_an_exam_question
+
+    def refused(terms: list[str], cues: list[str] = ()) -> ScopeDecision:
+        return ScopeDecision(False, "scope_model:whole", {"medical_terms": terms, "domain_cues": list(cues)}, "m")
+
+    assert asks_an_exam_question(refused(["글래스아이오노머"]), "글래스아이오노머 시멘트의 장점으로 옳은 것은?")
+    assert asks_an_exam_question(refused(["맹출"]), "유치의 맹출 순서로 옳은 것은?")
+    assert not asks_an_exam_question(refused(["맹출"]), "유치가 빠지고 맹출이 늦어요")            # not an exam's form
+    assert not asks_an_exam_question(refused([]), "조선 시대 과거 제도에 대한 설명으로 옳은 것은?")  # no medical term
+    # an ingredient that is also an everyday word ("요소": urea, element) is no medical term of an exam
+    assert not asks_an_exam_question(refused(["요소", "drug:요소"]), "특유의 지질 활동과 같이 금강산을 만든 요소는?")
+    assert not asks_an_exam_question(refused(["미세먼지"], ["weather"]), "미세먼지에 대한 설명으로 옳은 것은?")
+    assert not asks_an_exam_question(replace(refused(["맹출"]), in_scope=True), "유치의 맹출 순서로 옳은 것은?")
+
+
 GYM_POST = ("30대 직장인입니다. 퇴근하고 매일 헬스장에서 한 시간 넘게 운동을 하는데요, 운동할 때는 괜찮은데 밤에 잠자기 "
             "전이나 주말에 쉬고 있으면 가슴이 답답한 느낌이나 통증이 가끔 한두 번씩 납니다. 취업 준비할 때부터 그랬던 것 "
             "같기도 하고요. 심장에 문제가 있는 건 아닌지 걱정돼요. 병원에 가봐야 할까요?")

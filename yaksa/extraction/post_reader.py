@@ -410,10 +410,14 @@ _TEXTBOOK = re.compile(r"(?:것|점|시기|기준|특징|목적|종류|요인|�
                        r"|대상|항목|요소|지표|이유|기전|원리|구성|분류|과업|유형|원칙|예)(?:은|는)\s*\?*\s*$")
 
 
+def in_a_textbooks_form(question: str) -> bool:
+    """A short question in a textbook's or an exam's form (`_TEXTBOOK`: "…의 장점으로 옳은 것은?")."""
+    return not is_long(question) and bool(_TEXTBOOK.search(question))
+
+
 def asks_like_a_textbook(question: str, linker: Linker | None = None) -> bool:
-    """A short question in a textbook's or an exam's form (`_TEXTBOOK`) that names no medicine."""
-    return (not is_long(question) and bool(_TEXTBOOK.search(question))
-            and question_kind(question, linker) != "medicine")
+    """A short question in a textbook's or an exam's form (`in_a_textbooks_form`) that names no medicine."""
+    return in_a_textbooks_form(question) and question_kind(question, linker) != "medicine"
 
 
 def question_kind(sentence: str, linker: Linker | None = None) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from yaksa.config import ScopeParams
-from yaksa.extraction.post_reader import LONG_POST_CHARS
+from yaksa.extraction.post_reader import LONG_POST_CHARS, in_a_textbooks_form
 from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.focus import describes_a_body_complaint, everyday_symptoms, names_a_pain
 from yaksa.lexicon.linking import DrugCatalog
@@ -70,6 +70,7 @@ NAMED_SYMPTOM = "scope_model:named_symptom"     # refused by the model, passed f
 MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 MANY_TERMS = "scope_model:many_medical_terms"   # refused by the model, passed for the medical words it names
 BODY_COMPLAINT_REASON = "scope_model:body_complaint"   # refused by the model, passed for saying how the body feels
+EXAM_QUESTION = "scope_model:exam_question"     # refused by the model, passed as an exam's question on a medical term
 # distinct medical terms that make a message health whatever else it speaks of: of the 3,000 shared non-medical
 # questions none names more than 2, of our own 387 out-of-scope questions none more than 4 ("멀미 안 나는 KTX 좌석은
 # 어디야"); 4 of the 24 shared posts the stage refused name 10 to 14, beside a job, a sport or an insurance claim
@@ -116,6 +117,22 @@ def names_many_medical_terms(decision: ScopeDecision) -> bool:
     long post about a knee injury that also asks about an insurance claim and a part-time job ("연골연화증,
     슬개건염 진단 … 실비 청구", P 0.32) is about health, whatever cue its other words raise."""
     return not decision.in_scope and len(set(decision.signals.get("medical_terms") or ())) >= MANY_MEDICAL_TERMS
+
+
+def asks_an_exam_question(decision: ScopeDecision, question: str) -> bool:
+    """Whether a refused message is a short question in an exam's or a textbook's form (`in_a_textbooks_form`:
+    "…의 장점으로 옳은 것은?", "…의 특징은?") about a medical term (`LexicalSignals.terms`, not only an ingredient
+    that is also an everyday word: "금강산을 만든 요소는?" names 요소, urea) with no other domain's cue. Dental exam
+    questions are far from every collection (no dental text in the corpus): "글래스아이오노머 시멘트의 장점으로 옳은
+    것은?" (P 0.20, cement) and "유치의 맹출 순서로 옳은 것은?" (P 0.13) were refused, and the dentist subject of
+    KorMedMCQA is in the team's test (ours, written 2026-12-01: not blind). Of the 3,000 shared non-medical questions
+    59 have the form and none names such a term; of our 387 out-of-scope ones none has the form."""
+    signals = decision.signals
+    if decision.in_scope or signals.get("domain_cues") or signals.get("service_request"):
+        return False
+    named = signals.get("medical_terms") or ()
+    terms = [t for t in named if not t.startswith("drug:") and f"drug:{t}" not in named]
+    return bool(terms) and in_a_textbooks_form(question)
 
 
 def passed_as_a_mind_concern(decision: ScopeDecision | None) -> bool:
@@ -342,10 +359,10 @@ class ScopeStage:
         in the topic) and a short question about the business of medicines (shares, hiring, adverts: "감기약
         회사 주식"), both `harmful.py`, a quiz-style yes/no question (`trivia.py`: "달걀 노른자에는
         콜레스테롤이 많은가?") and a command for a device (`device_command.py`: "건강검진 일정 캘린더에
-        추가해줘"). All keep the model's signals. Five overrule
+        추가해줘"). All keep the model's signals. Six overrule
         an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
         symptom named in everyday words (`NAMED_SYMPTOM`), a message saying how the body feels (`BODY_COMPLAINT_REASON`),
-        many medical terms (`MANY_TERMS`), and a
+        many medical terms (`MANY_TERMS`), an exam's question on a medical term (`EXAM_QUESTION`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
         `yaksa.lexicon.mind_signs`; its messages are far from every drug label, so the model's likeness
         refuses them: "요즘 감정 기복이 너무 심해요 … 우울해지고 짜증이 나요" P 0.11)."""
@@ -387,6 +404,8 @@ class ScopeStage:
         elif names_many_medical_terms(decision):
             decision = ScopeDecision(True, MANY_TERMS, {**decision.signals, "many_medical_terms": True},
                                      decision.model)
+        elif asks_an_exam_question(decision, question):
+            decision = ScopeDecision(True, EXAM_QUESTION, {**decision.signals, "exam_question": True}, decision.model)
         elif not decision.in_scope and mind:
             decision = ScopeDecision(True, MIND_CONCERN, {**decision.signals, "mind_concern": True}, decision.model)
         # not of a message saying how the body feels: "주식 때문에 스트레스 받아서 머리가 지끈거려요" is a headache
