@@ -48,6 +48,19 @@ def test_brands_known_abroad_by_an_english_name_link_to_their_ingredient(catalog
     assert catalog.link("How much Calpol for my 2 year old?").ingredients == ("아세트아미노펜",)
 
 
+def test_a_name_said_to_be_a_medicine_is_one(catalog: DrugCatalog) -> None:
+    """"스티바A라는 의약품이 홍조치료약으로 …" (a real post on flushing) got four unrelated labels' side effects; a
+    name said to be a medicine is one, listed or not. Written again here."""
+    found = catalog.link("스티바A라는 의약품이 홍조에 좋다고 들었어요")
+    assert found.mentions == ("스티바A",) and not found.products and found.groups == ((),)
+    assert catalog.link("캘론이라는 약을 먹었는데 괜찮을까요").mentions == ("캘론",)
+    assert catalog.link("타이레놀이라는 약을 먹었어요").ingredients == ("아세트아미노펜",)   # a known name links
+    assert not catalog.link("요도염이라는 약사님의 말씀을 들었어요").mentions          # 약사 is no medicine
+    assert not catalog.link("시간이라는 약이 필요해").mentions                          # a figure of speech
+    assert catalog.link("설명서에 나와있습니다디크놀이라는 약은").mentions == ("디크놀",)   # a sentence's end glued on
+    assert not catalog.link("PRP라는 주사를 맞았어요").mentions    # an injection: given at a clinic, no label of ours
+
+
 def test_product_name_with_form_and_strength(catalog: DrugCatalog) -> None:
     names = _names(catalog, "부루펜 시럽 몇 ml 먹여요")
     assert names[0] == "어린이부루펜시럽" and "부루펜정200밀리그램" in names

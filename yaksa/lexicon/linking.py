@@ -82,6 +82,31 @@ def _without_particle(word: str, shortest: int) -> str:
     return word
 
 
+# "스티바A라는 의약품이", "캘론이라는 약을": a name said to be a medicine, whatever its shape (a real post on flushing
+# asked about 스티바A and got four unrelated labels' side effects; 7 of the 4,986 shared posts name one so)
+_SAID_TO_BE = re.compile(r"^(?P<name>[가-힣A-Za-z0-9\-]{2,20}?)(?:이)?라는$")
+# (not 주사: an injection is given at a clinic, often a procedure, "PRP라는 주사", and no label of the data is one)
+_MEDICINE_NOUN = re.compile(r"^(?:의약품|약물|약|연고|크림|안약|시럽|알약|[가-힣]{1,4}약)"
+                            r"(?:을|를|이|가|은|는|도|인데|이에요|입니다|이었|으로|이랑|과|와)?$")
+
+
+_SENTENCE_END_GLUED = re.compile(r"^[가-힣]*?(?:습니다|니다|어요|아요|에요|예요|구요|고요)(?=[가-힣]{2})")
+# what "X라는 약" says as a figure of speech ("시간이라는 약": time heals), not a medicine's name
+_FIGURES_OF_SPEECH = frozenset({"시간", "세월", "사랑", "추억", "망각", "웃음", "음악", "여행", "휴식", "운동", "가족", "친구",
+                                "눈물", "기도", "잠", "술", "위로", "이별", "희망", "용서"})
+
+
+def _named_as_a_medicine(word: str, next_word: str) -> str | None:
+    """The name in "X라는 약" (`word` is "X라는", `next_word` the medicine noun), None otherwise."""
+    m = _SAID_TO_BE.match(word)
+    if m is None or not _MEDICINE_NOUN.match(next_word) or next_word.startswith(("약사", "약국")):
+        return None
+    name = m.group("name")
+    if re.fullmatch(r"[가-힣]+", name):   # a sentence's end glued on: "나와있습니다디크놀이라는 약은"
+        name = _SENTENCE_END_GLUED.sub("", _GLUED_BEFORE.sub("", name))
+    return None if name in _FIGURES_OF_SPEECH or len(name) < 2 else name
+
+
 def _in_talk_of_medicine(word: str, question: str) -> bool:
     """Whether `word` stands in a sentence of `question` that talks of medicine (prescribed, taken, 약…): a
     product-shaped word elsewhere ("타임캡슐을 묻었다") is no medicine. Asked only of such words, so an ordinary
@@ -525,14 +550,20 @@ class DrugCatalog:
             if any(word.lower() in k for k, _ in full):
                 continue
             match = self._match_word(word)
+            named = _named_as_a_medicine(word, words[i + 1] if i + 1 < len(words) else "") if match is None else None
+            if named is not None and (said := self._match_word(named)) is not None:   # "감마리놀렌산이라는 약"
+                match, word = said, named
             if match is None:
-                names = unlisted_products(word)
-                if names and _in_talk_of_medicine(word, question):
-                    for name in names:
-                        if self._match_word(name) is None:   # a glued piece may be a product the data has
-                            mentions.append(name)
-                            notes.append(f"{name} is not in the data (read as a product's name)")
-                            groups.append(())
+                if named is not None:
+                    names = [named]
+                else:
+                    names = unlisted_products(word)
+                    names = names if names and _in_talk_of_medicine(word, question) else []
+                for name in names:
+                    if self._match_word(name) is None:   # a glued piece may be a product the data has
+                        mentions.append(name)
+                        notes.append(f"{name} is not in the data (read as a product's name)")
+                        groups.append(())
                 continue
             kind, key, seqs, form, strength = match
             nxt = words[i + 1] if i + 1 < len(words) else ""
