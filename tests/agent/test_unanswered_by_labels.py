@@ -284,7 +284,21 @@ def test_a_complaint_on_a_prescription_medicine_no_label_is_about_goes_to_its_pr
 
     reply = _nothing_relevant("혈압약 먹는데 어지러워요", _focus("symptom"))
     assert reply.startswith("혈압약은 자료에 허가 정보가 없어") and "처방한 의사에게 알리고" in reply
-    assert _nothing_relevant("요즘 어지러워요", _focus("symptom")) == NO_RELEVANT_EVIDENCE
+    assert _nothing_relevant("오늘 비 올 확률이 몇 퍼센트야", _focus("symptom")) == NO_RELEVANT_EVIDENCE
+
+
+def test_a_complaint_or_a_cause_question_no_label_is_about_is_sent_to_be_seen() -> None:
+    """Two real short posts were told only "the data has nothing that answers this": chest tightness for 4 days with
+    "어디 병원을 가봐야되는건가요?", and a 61-year-old's dizziness and chest tightness on standing, nothing asked."""
+    from yaksa.agent.nodes.verify import _nothing_relevant
+    from yaksa.agent.replies import cause_care_reply, symptom_care_reply
+    from yaksa.extraction.post_reader import read_post
+
+    asked = "가슴이 쪼는 느낌이 4일동안 지속되고 있습니다. 어디 병원을 가봐야되는건가요?"
+    assert _nothing_relevant(asked, _focus("symptom"), read_post(asked)) == cause_care_reply(asked)
+    told = "일어서면 어지럽고 가슴이 답답합니다"
+    assert _nothing_relevant(told, _focus("symptom"), read_post(told)) == symptom_care_reply(told)
+    assert "진료" in symptom_care_reply(told)
 
 
 def test_the_prescription_class_reply_end_to_end(make_runner) -> None:

@@ -14,6 +14,7 @@ from yaksa.extraction.post_reader import (
     PostReading,
     _asks,
     _describes,
+    asks_only_the_cause,
     attribute_slots,
     is_long,
     message_subject,
@@ -230,6 +231,14 @@ def test_either_or_followed_by_what_happened_tells_and_a_medicine_named_so_is_as
                      "생리전증후군인지 몸살인지 ..", "피부병인지 땀띠인지 정확한 이유를 듣고싶네요"):
         assert _asks(sentence), sentence
     assert question_kind("스티바A라는 의약품이 홍조치료약으로 쓰인다고 들어서 어떠한지 궁금합니다") == "medicine"
+
+
+def test_where_to_go_and_whether_it_is_normal_ask_a_doctor() -> None:
+    """"심박수를 확인해보니 80이나왔는데 정상인걸까요?" (a real short post) got a suppository's, a cream's and a gel's
+    doses; "어디 병원을 가봐야되는건가요?" asks where to be seen."""
+    assert asks_only_the_cause("자주 심장이 세게 뛰어서 심박수를 확인해보니 80이 나왔는데 정상인걸까요?")
+    assert asks_only_the_cause("가슴이 쪼는 느낌이 4일째예요. 어디 병원을 가봐야 하나요?")
+    assert not asks_only_the_cause("해열제를 먹였는데 열이 38도예요 정상인가요?")   # a medicine named: its label may answer
 
 
 def test_how_long_since_is_no_question() -> None:

@@ -390,6 +390,9 @@ _CAUSE = re.compile(r"원인|무슨\s*병|어떤\s*병|병인가|병일까|병�
                     # whether or where to see a doctor: "병원가야하나요? 어느병원에 가야할까요?" (a real post on a lump
                     # in a man's chest got naproxen's doses)
                     r"|병원(?:에|을)?\s*(?:가야|가\s*봐야|가봐야)|(?:어느|무슨|어떤|몇)\s*(?:병원|과)(?:에|로|를|을)?\s*(?:가|진료)"
+                    # "어디 병원을 가봐야되는건가요?" (a real post on chest tightness for 4 days got "no data"), and whether
+                    # it is normal: "심박수를 확인해보니 80이나왔는데 정상인걸까요?" (a suppository's dose, a cream's, a gel's)
+                    r"|어디\s*병원|정상(?:인가|인\s*(?:걸까|건가|거죠|거예요|지)|일까|이에요|이죠|인가요|이\s*아닌)"
                     r"|이유(?:가|는|를|\s*(?:뭘|뭔|무엇|알))"
                     # "이 증상이 심장병 초기증상인가요?": the name of an illness, asked (got naproxen's doses)
                     r"|증상(?:인가|일까|인지|이\s*아닐까)|(?:질환|질병|[가-힣]병|[가-힣]암)(?:인가|일까|인지|이\s*아닐까)")
