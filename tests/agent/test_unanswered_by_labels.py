@@ -299,6 +299,15 @@ def test_a_complaint_or_a_cause_question_no_label_is_about_is_sent_to_be_seen() 
     told = "일어서면 어지럽고 가슴이 답답합니다"
     assert _nothing_relevant(told, _focus("symptom"), read_post(told)) == symptom_care_reply(told)
     assert "진료" in symptom_care_reply(told)
+    # a long post asking nothing of a medicine: its questions for a doctor, named (a real post on daily chest pain got
+    # probiotics' doses, its "직장건강검진" read as the gut's health)
+    from yaksa.agent.replies import post_care_reply
+    post = ("흉통이 보통 하루에 한두번씩 오는데 심장질환일까요? 가슴 정중앙이 싸하고 답답합니다. 대학병원에서 심장 검사를 "
+            "다 받았고 이상이 없었습니다. 요즘도 자주 흉통이 있고 어지럼을 동반합니다. 정기적인 직장건강검진 수치는 "
+            "좋습니다. 그냥 단순한 공황장애로 인한 심장신경증인걸까요?")
+    reading = read_post(post)
+    assert reading.long and _nothing_relevant(post, _focus("symptom"), reading) == post_care_reply(reading)
+    assert "심장질환일까요" in post_care_reply(reading)
 
 
 def test_the_prescription_class_reply_end_to_end(make_runner) -> None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import cause_care_reply, prescription_class_reply, symptom_care_reply
+from yaksa.agent.replies import (
+    cause_care_reply,
+    post_care_reply,
+    prescription_class_reply,
+    symptom_care_reply,
+)
 from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
 from yaksa.lexicon.focus import describes_a_body_complaint
@@ -53,13 +58,19 @@ def _nothing_relevant(question: str, focus: Any, post: Any = None) -> str:
     prescriber to hear (`replies.prescription_class_reply`); for a short one asking the cause or where to go ("…
     4일동안 지속되고 있습니다. 어디 병원을 가봐야되는건가요?", a real post told only "the data has nothing"), that
     an examination answers it (`replies.cause_care_reply`); for one telling how the body feels, that no label treats
-    it and where to be seen (`replies.symptom_care_reply`); else that the data has nothing that answers it."""
+    it and where to be seen (`replies.symptom_care_reply`), and for a long post asking nothing of a medicine its
+    questions for a doctor (`replies.post_care_reply`); else that the data has nothing that answers it."""
     classes = prescription_classes_named(question) if focus.lang == "ko" else ()
     if classes:
         return prescription_class_reply(classes, a_complaint=True)
-    if focus.lang == "ko" and post is not None and not post.long and post.asks_cause:
+    if focus.lang != "ko":
+        return NO_RELEVANT_EVIDENCE
+    if post is not None and post.long:   # a long post asking nothing of a medicine: its questions for a doctor, named
+        asks_of_a_medicine = any(q.kind == "medicine" for q in post.questions)
+        return NO_RELEVANT_EVIDENCE if asks_of_a_medicine else post_care_reply(post, focus.population)
+    if post is not None and post.asks_cause:
         return cause_care_reply(question, focus.population)
-    if focus.lang == "ko" and describes_a_body_complaint(question):   # "… 어지럽고 가슴이 답답합니다" and nothing asked
+    if describes_a_body_complaint(question):   # "… 어지럽고 가슴이 답답합니다" and nothing asked
         return symptom_care_reply(question, focus.population)
     return NO_RELEVANT_EVIDENCE
 
