@@ -77,6 +77,12 @@ def test_a_neck_that_hurts_beside_its_posture_is_no_sore_throat() -> None:
     assert set(load_focus_rules().not_with) <= set(load_focus_rules().symptoms)
 
 
+def test_a_workplace_health_check_is_not_the_guts_health() -> None:
+    """A real post on daily chest pain ("정기적인 직장건강검진") got probiotics' uses and doses."""
+    assert "정장" not in named_symptoms("흉통이 자주 있어요. 정기적인 직장건강검진 수치는 좋습니다")
+    assert "정장" in named_symptoms("장건강이 안 좋아서 유산균을 먹어요")
+
+
 def test_heat_of_the_skin_is_no_fever() -> None:
     """A real post on eczema ("피부에 열이나면서 땀이 차다 … 까맣게 변했습니다") got acetaminophen's adult doses."""
     assert "발열" not in named_symptoms("피부에 열이나면서 땀이 차고 가려워요")
