@@ -99,14 +99,18 @@ def test_real_mfds_labels_give_verifiable_answers(shared_data) -> None:
         assert "근거 문서에 없는 용량/횟수 '999정'" in " ".join(verify_rules(invented, evidence).problems)
 
 
+# 어린이부루펜시럽's dosing section: children by age, then adults for arthritis
+CHILDRENS_SYRUP = Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
+                           "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다. "
+                           "1일 최고 3,200 mg까지 투여할 수 있습니다. "
+                           "어린이의 경우 3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다.", 0.9,
+                           {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"})
+
+
 def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
     """The 어린이부루펜시럽 label doses children by age, then adults for arthritis; a parent asking
     about a 5-year-old must not read the adult 200-600 mg line beside the child's dose."""
-    meta = {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"}
-    syrup = [Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
-                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다. "
-                      "1일 최고 3,200 mg까지 투여할 수 있습니다. "
-                      "어린이의 경우 3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다.", 0.9, meta)]
+    syrup = [CHILDRENS_SYRUP]
     child = extractive_answer("5살 아이가 열이 나요. 부루펜 시럽 얼마나 먹여요?", syrup)
     assert "3~6세는 1회 100~150 mg" in child and "[문서 1]" in child
     assert "200-600 mg" not in child and "3,200 mg" not in child  # the adult maximum follows the adult line
@@ -122,11 +126,7 @@ def test_a_question_about_a_child_leaves_out_adult_only_dose_lines() -> None:
 def test_an_english_question_quoting_the_korean_labels_is_read_through_its_gloss() -> None:
     """"how much … my 5 year old" quoting a Korean label: the child's dose without the adults' (the gloss reads
     "5살"), framed in English; an English question over English passages is read as it is."""
-    meta = {"item_seq": "198300343", "product_name": "어린이부루펜시럽", "section_key": "usage"}
-    syrup = [Citation(1, "mfds:198300343:usage", "drugs", "어린이부루펜시럽(이부프로펜)", "용법용량",
-                      "류마티양 관절염, 골관절염에 성인은 1회 200-600 mg씩, 1일 3-4회 복용합니다. "
-                      "1일 최고 3,200 mg까지 투여할 수 있습니다. "
-                      "어린이의 경우 3~6세는 1회 100~150 mg (5~8 mL)을 1일 3~4회 복용합니다.", 0.9, meta)]
+    syrup = [CHILDRENS_SYRUP]
     child = extractive_answer("How much ibuprofen syrup can I give my 5 year old?", syrup)
     assert "3~6세는 1회 100~150 mg" in child and "200-600 mg" not in child
     assert child.endswith(SAFETY_LINE_EN)
