@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from yaksa.lexicon.english_gloss import asks_about_a_medicine, korean_gloss
-from yaksa.lexicon.focus import find_population
+from yaksa.lexicon.english_gloss import asks_about_a_medicine, asks_for_a_medicine, korean_gloss
+from yaksa.lexicon.focus import find_population, find_symptoms
 from yaksa.lexicon.section_intent import classify_korean
 
 
@@ -66,3 +66,16 @@ def test_an_ingredient_inside_a_disease_name_is_no_medicine_asked_about() -> Non
     assert asks_about_a_medicine("What are the side effects of naproxen?", ("naproxen",))
     assert asks_about_a_medicine("How much Tylenol for a child?", ("tylenol",))   # case does not matter
     assert not asks_about_a_medicine("What is gout?", ())
+
+
+def test_complaints_are_glossed_in_the_labels_words_and_asking_for_a_medicine_is_told_apart() -> None:
+    """"What can I take for a headache?" got MedQuAD's "Problems with Taste"; MedQuAD's own "What are the treatments
+    for Headache ?" asks about the condition, not for a medicine to take."""
+    assert find_symptoms(korean_gloss("What can I take for a headache?"))[0] == ("두통",)
+    assert "인후통" in find_symptoms(korean_gloss("What medicine is good for a sore throat?"))[0]
+    assert "멀미" in find_symptoms(korean_gloss("Is there something for motion sickness?"))[0]
+    assert asks_for_a_medicine("What can I take for a headache?")
+    assert asks_for_a_medicine("what can I give my 3 year old for a fever?")
+    assert asks_for_a_medicine("Is there something for motion sickness I can buy over the counter?")
+    assert not asks_for_a_medicine("What are the treatments for Headache ?")
+    assert not asks_for_a_medicine("What are the symptoms of the common cold?")

@@ -72,3 +72,12 @@ def test_an_english_question_naming_a_medicine_without_a_product_is_an_empty_res
     result = searcher.search("What are the side effects of naproxen?", k=3)   # no naproxen in the tiny bundle
     assert result.collections == ["drugs"] and result.hits == []
     assert result.focus.mode == "drug" and result.focus.satisfied is False and "naproxen" in result.focus.reason
+
+
+def test_an_english_question_asking_what_to_take_for_a_complaint_is_answered_from_the_labels(searcher: Searcher) -> None:
+    """"What can I take for a headache?" got MedQuAD's "Problems with Taste"."""
+    result = searcher.search("What can I take for a headache?", k=3)
+    assert result.collections == ["drugs"] and result.focus.mode == "symptom" and "두통" in result.focus.symptoms
+    assert result.hits and result.hits[0].metadata["section_key"] == "efficacy"
+    medquad = searcher.search("What are the treatments for Headache ?", k=3)
+    assert "drugs" not in medquad.collections and medquad.focus.mode == "general"

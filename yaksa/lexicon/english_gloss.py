@@ -10,8 +10,8 @@ lets every Korean reading answer it unchanged; the drug itself is linked from th
 catalog (`DrugCatalog.link`), not from the gloss.
 
 Only what a label section answers is glossed: the intent (uses, dose, cautions, interactions, side
-effects, storage), the person (age, weight, pregnancy, nursing, old age) and conditions the cautions
-name. A word the table does not know is left out, not guessed.
+effects, storage), the person (age, weight, pregnancy, nursing, old age), conditions the cautions name and
+complaints in the labels' 효능효과 words. A word the table does not know is left out, not guessed.
 
 Usage:
     korean_gloss("how much tylenol can I give my 5 year old who weighs 18 kg?")   # "5살 아이 18kg 얼마나 먹여요"
@@ -42,6 +42,40 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bkidney\b|\brenal\b", _I), "신장"),
     (re.compile(r"\bliver\b|\bhepatic\b", _I), "간 질환"),
     (re.compile(r"\bstomach ulcers?\b|\bpeptic ulcers?\b", _I), "위궤양"),
+    # complaints, in the labels' own 효능효과 words (`focus_ko.yaml`'s terms): "What can I take for a headache?"
+    (re.compile(r"\bheadaches?\b|\bmigraines?\b", _I), "두통"),
+    (re.compile(r"\btooth ?aches?\b", _I), "치통"),
+    (re.compile(r"\b(period|menstrual) (pain|cramps?)\b|\bcramps\b", _I), "생리통"),
+    (re.compile(r"\b(muscle|muscular) (pain|aches?)\b|\bsore muscles\b", _I), "근육통"),
+    (re.compile(r"\bback ?(pain|ache)\b", _I), "요통"),
+    (re.compile(r"\bjoint pain\b", _I), "관절통"),
+    (re.compile(r"\bsprain(ed)?\b", _I), "염좌"),
+    (re.compile(r"\bfevers?\b|\bhigh temperature\b", _I), "발열"),
+    (re.compile(r"\b(a |the )?(common )?cold\b(?! (sore|weather|water|hands|feet))|\bflu\b", _I), "감기"),
+    (re.compile(r"\bcough(ing)?\b", _I), "기침"),
+    (re.compile(r"\bphlegm\b|\bmucus\b", _I), "가래"),
+    (re.compile(r"\brunny nose\b", _I), "콧물"),
+    (re.compile(r"\bstuffy nose\b|\bblocked nose\b|\bnasal congestion\b", _I), "코막힘"),
+    (re.compile(r"\bsore throat\b", _I), "인후통"),
+    (re.compile(r"\bheartburn\b|\bacid reflux\b", _I), "속쓰림"),
+    (re.compile(r"\bstomach ?ache\b|\bstomach pain\b", _I), "복통"),
+    (re.compile(r"\bindigestion\b|\bbloat(ed|ing)\b", _I), "소화불량"),
+    (re.compile(r"\bconstipat(ed|ion)\b", _I), "변비"),
+    (re.compile(r"\bdiarrh?(o)?ea\b", _I), "설사"),
+    (re.compile(r"\bmotion sickness\b|\bcar ?sick(ness)?\b|\bsea ?sick(ness)?\b", _I), "멀미"),
+    (re.compile(r"\bnausea\b|\bnauseous\b", _I), "구역"),
+    (re.compile(r"\bmouth ulcers?\b|\bcanker sores?\b", _I), "구내염"),
+    (re.compile(r"\bcold sores?\b", _I), "구순포진"),
+    (re.compile(r"\bathlete'?s foot\b", _I), "무좀"),
+    (re.compile(r"\beczema\b", _I), "습진"),
+    (re.compile(r"\bitch(y|ing|es)?\b", _I), "가려움"),
+    (re.compile(r"\bhives\b", _I), "두드러기"),
+    (re.compile(r"\bhay ?fever\b|\ballergies\b|\ballergic rhinitis\b", _I), "알레르기 비염"),
+    (re.compile(r"\bacne\b|\bpimples?\b", _I), "여드름"),
+    (re.compile(r"\bburns?\b(?! (calories|fat))", _I), "화상"),
+    (re.compile(r"\bhemorrhoids?\b|\bhaemorrhoids?\b|\bpiles\b", _I), "치질"),
+    (re.compile(r"\binsomnia\b|\bcan'?t sleep\b|\bcannot sleep\b", _I), "불면"),
+    (re.compile(r"\bhangover\b", _I), "숙취"),
     # what is asked
     (re.compile(r"\bside[- ]?effects?\b|\badverse\b|\breactions?\b", _I), "부작용"),
     (re.compile(r"^\s*(does|do|can|could|will|would) [^?]{1,40}\b(cause|give (you|me)|make (you|me))\b", _I), "부작용"),
@@ -85,6 +119,18 @@ def korean_gloss(question: str) -> str:
         if pattern.search(question) and korean not in words:
             words.append(korean)
     return " ".join(words)
+
+
+# asking which medicine to take for a complaint, as a person asks it, not as MedQuAD's "What are the treatments for …"
+_ASKS_FOR_A_MEDICINE = re.compile(
+    r"\bwhat (can|should|could) (i|we|he|she|you|my \w+) (take|give|use)\b|\bwhat (medicine|medication|pills?|drugs?|tablets?)\b"
+    r"|\b(medicine|medication|something|pills?|tablets?|remedy|remedies) (for|to help)\b|\bwhat helps\b|\bover[- ]the[- ]counter\b"
+    r"|\bbest (medicine|pill|thing) for\b", _I)
+
+
+def asks_for_a_medicine(question: str) -> bool:
+    """Whether the English `question` asks which medicine to take ("What can I take for a headache?")."""
+    return _ASKS_FOR_A_MEDICINE.search(question) is not None
 
 
 def asks_about_a_medicine(question: str, mentions: Sequence[str]) -> bool:

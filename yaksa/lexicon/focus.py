@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from yaksa.lexicon.conditions import find_conditions
-from yaksa.lexicon.english_gloss import asks_about_a_medicine, korean_gloss
+from yaksa.lexicon.english_gloss import asks_about_a_medicine, asks_for_a_medicine, korean_gloss
 from yaksa.lexicon.linking import DrugCatalog, Linking, without_spaces
 from yaksa.lexicon.research_question import asks_what_studies_found
 from yaksa.lexicon.rule_tables import RulesFileError, word_table
@@ -406,18 +406,27 @@ def _english_focus(question: str, catalog: DrugCatalog | None) -> Focus:
     section answers (an empty gloss: "Do you have information about Caffeine", whose MedQuAD overview answers
     it better than a caffeine tablet's uses). A named medicine without a product in the data ("Is Benadryl safe for
     my 2 year old?") is a drug question too: its empty result says the data has no label of it (it got MedQuAD's
-    blood-pressure readings), as a Korean question's does."""
+    blood-pressure readings), as a Korean question's does. One asking which medicine to take for a complaint the
+    gloss names ("What can I take for a headache?", `asks_for_a_medicine`: it got MedQuAD's "Problems with Taste") is
+    a symptom question; MedQuAD's own "What are the treatments for Headache ?" stays general."""
     gloss = korean_gloss(question)
     linking = catalog.link(question) if catalog is not None and gloss else Linking()
-    if (not linking.named or not asks_about_a_medicine(question, linking.mentions)
-            or asks_what_studies_found(question)):
-        return Focus(question, "en", "general", classify_intent(question))
+    general = Focus(question, "en", "general", classify_intent(question))
+    if not gloss or asks_what_studies_found(question):
+        return general
     population = find_population(gloss)
     conditions = find_conditions(gloss)
     careful = bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
-    intent = classify_korean(gloss, default="efficacy", careful=careful)
-    return Focus(question, "en", "drug", intent, linking, population=population,
-                 item_seqs=tuple(p.item_seq for p in linking.products), conditions=conditions)
+    if linking.named and asks_about_a_medicine(question, linking.mentions):
+        intent = classify_korean(gloss, default="efficacy", careful=careful)
+        return Focus(question, "en", "drug", intent, linking, population=population,
+                     item_seqs=tuple(p.item_seq for p in linking.products), conditions=conditions)
+    symptoms, classes = find_symptoms(gloss)
+    if symptoms and not linking.named and asks_for_a_medicine(question):   # "What can I take for a headache?"
+        intent = classify_korean(gloss, default="efficacy", symptom=True, careful=careful)
+        return Focus(question, "en", "symptom", intent, linking, symptoms, classes, population,
+                     conditions=conditions)
+    return general
 
 
 def analyse(question: str, catalog: DrugCatalog | None) -> Focus:

@@ -254,7 +254,7 @@ class Searcher:
             focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
         if not collections:   # an English question naming a product of the labels is searched in them
             targets = route(query, available, task, names_a_medicine=focus is not None and focus.lang == "en"
-                            and focus.mode == "drug")
+                            and focus.mode in ("drug", "symptom"))
         for name in targets:
             if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:
                 ranked_focus, focus = self._focused(name, query, focus, k, timings, qvecs)
