@@ -25,3 +25,17 @@ def test_a_named_product_an_adult_and_an_all_adult_list_keep_everything() -> Non
     assert _for_a_child(EVIDENCE, ("child",), frozenset({"1"})) == (EVIDENCE, 0)    # the parent named 뇌선
     assert _for_a_child(EVIDENCE, ("adult",), frozenset()) == (EVIDENCE, 0)
     assert _for_a_child(EVIDENCE[:2], ("infant",), frozenset()) == (EVIDENCE[:2], 0)  # nothing else to say
+
+
+def test_a_follow_up_naming_no_one_is_for_the_remembered_child() -> None:
+    """"시럽 하루에 몇 번 먹여요?" after "7살 아들이 기침을 심하게 해요": the message and its focus name no one, so the
+    remembered child's (its age was not read, and a syrup dosed from 12 years was quoted first)."""
+    from types import SimpleNamespace
+
+    from yaksa.agent.nodes.retrieve import _population
+
+    nobody = SimpleNamespace(population=())
+    state = {"analysis": SimpleNamespace(focus=nobody), "profile_population": ("child",)}
+    assert _population(state, nobody) == ("child",)
+    assert _population(state, SimpleNamespace(population=("adult",))) == ("adult",)   # the message's own first
+    assert _population({"analysis": SimpleNamespace(focus=None)}, None) == ()

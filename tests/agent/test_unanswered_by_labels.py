@@ -279,25 +279,24 @@ def test_a_prescription_medicine_named_by_its_class_is_not_answered_from_other_l
 def test_a_complaint_on_a_prescription_medicine_no_label_is_about_goes_to_its_prescriber() -> None:
     """"혈압약 먹는데 어지러워요" got "the data has nothing that answers this": no label treats 어지럼증, and the
     dizziness may be the blood-pressure medicine's, which the prescriber should hear."""
-    from yaksa.agent.nodes.verify import _nothing_relevant
+    from yaksa.agent.replies import nothing_relevant_reply
     from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE
 
-    reply = _nothing_relevant("혈압약 먹는데 어지러워요", _focus("symptom"))
+    reply = nothing_relevant_reply("혈압약 먹는데 어지러워요", _focus("symptom"))
     assert reply.startswith("혈압약은 자료에 허가 정보가 없어") and "처방한 의사에게 알리고" in reply
-    assert _nothing_relevant("오늘 비 올 확률이 몇 퍼센트야", _focus("symptom")) == NO_RELEVANT_EVIDENCE
+    assert nothing_relevant_reply("오늘 비 올 확률이 몇 퍼센트야", _focus("symptom")) == NO_RELEVANT_EVIDENCE
 
 
 def test_a_complaint_or_a_cause_question_no_label_is_about_is_sent_to_be_seen() -> None:
     """Two real short posts were told only "the data has nothing that answers this": chest tightness for 4 days with
     "어디 병원을 가봐야되는건가요?", and a 61-year-old's dizziness and chest tightness on standing, nothing asked."""
-    from yaksa.agent.nodes.verify import _nothing_relevant
-    from yaksa.agent.replies import cause_care_reply, symptom_care_reply
+    from yaksa.agent.replies import cause_care_reply, nothing_relevant_reply, symptom_care_reply
     from yaksa.extraction.post_reader import read_post
 
     asked = "가슴이 쪼는 느낌이 4일동안 지속되고 있습니다. 어디 병원을 가봐야되는건가요?"
-    assert _nothing_relevant(asked, _focus("symptom"), read_post(asked)) == cause_care_reply(asked)
+    assert nothing_relevant_reply(asked, _focus("symptom"), read_post(asked)) == cause_care_reply(asked)
     told = "일어서면 어지럽고 가슴이 답답합니다"
-    assert _nothing_relevant(told, _focus("symptom"), read_post(told)) == symptom_care_reply(told)
+    assert nothing_relevant_reply(told, _focus("symptom"), read_post(told)) == symptom_care_reply(told)
     assert "진료" in symptom_care_reply(told)
     # a long post asking nothing of a medicine: its questions for a doctor, named (a real post on daily chest pain got
     # probiotics' doses, its "직장건강검진" read as the gut's health)
@@ -306,7 +305,7 @@ def test_a_complaint_or_a_cause_question_no_label_is_about_is_sent_to_be_seen() 
             "다 받았고 이상이 없었습니다. 요즘도 자주 흉통이 있고 어지럼을 동반합니다. 정기적인 직장건강검진 수치는 "
             "좋습니다. 그냥 단순한 공황장애로 인한 심장신경증인걸까요?")
     reading = read_post(post)
-    assert reading.long and _nothing_relevant(post, _focus("symptom"), reading) == post_care_reply(reading)
+    assert reading.long and nothing_relevant_reply(post, _focus("symptom"), reading) == post_care_reply(reading)
     assert "심장질환일까요" in post_care_reply(reading)
 
 

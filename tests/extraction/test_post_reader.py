@@ -477,3 +477,37 @@ def test_medicines_the_data_lacks_and_an_indirect_question() -> None:
     assert reading.unlisted == ("독시정", "아시팜정")
     assert reading.medicines_in_data == ("타이레놀",)
     assert any(q.text.startswith("혹시 지금 먹고 있는 피부과 약") for q in reading.questions)
+
+
+def test_a_medicine_said_to_be_no_habit_is_not_one_the_post_names() -> None:
+    """A real post on chest tightness ends "(음주,흡연은 전혀 하지 않고 카페인은 거의 섭취하지 않는 편입니다)" and got a
+    caffeine tablet's uses and dose; a medicine not yet taken, or asked about, stays named."""
+    habit = ("얼마전부터 가슴이 답답하고 맥박이 빨리 뛰어요. 스트레스를 받으면 더 심해지는 것 같아요. 큰 병은 아닌지 "
+             "걱정됩니다. (음주,흡연은 전혀 하지 않고 카페인은 거의 섭취하지 않는 편입니다)")
+    reading = read_post(habit, _linker({"카페인": ""}))
+    assert reading.long and reading.medicines == () and "카페인" not in reading.search_query()
+    not_yet = "어제부터 열이 38도예요. 머리도 아파요. 타이레놀은 아직 안 먹었어요. 먹어도 될까요?"
+    assert read_post(not_yet, _linker({"타이레놀": ""})).medicines == ("타이레놀",)
+    asked = "요즘 잠을 못 자요. 가슴이 두근거려요. 카페인은 안 마시는 게 좋을까요?"
+    assert read_post(asked, _linker({"카페인": ""})).medicines == ("카페인",)
+
+
+def test_a_post_on_a_constitution_that_runs_hot_names_no_fever() -> None:
+    """Read clause by clause, "인삼을 먹으면 열이 납니다" was a fever in a post on Korean medicine's constitution (a
+    real one asking about honey got antipyretics' side effects); a word of another sense in one clause ("얼굴에 열")
+    leaves a fever said in another."""
+    constitution = ("저희 어머니는 65세이시고 고혈압약을 드세요. 저와 어머니는 한의학적 체질로 열이 많은 소양인입니다. "
+                    "인삼을 먹으면 열이 납니다. 밤꿀은 괜찮을까요?")
+    assert "발열" not in read_post(constitution).symptoms
+    fever = "얼굴에 열이 오르는 느낌이 있어요. 어제는 열이 39도 이상이었어요. 병원 가야 할까요?"
+    assert "발열" in read_post(fever).symptoms
+
+
+def test_a_child_born_or_carried_is_not_the_one_the_post_is_about() -> None:
+    """"3월에 아이를 출산한 적이 있는데요 … 가슴이 답답하고 어질어질하네요" (a real post) was read as the child's and sent
+    to a paediatrician; 3 of 4 shared posts that change are the writer's own."""
+    mother = ("3월에 아이를 출산한 적이 있는데요. 오늘 밖에 잠깐 나갔다 왔는데 가슴이 답답하고 어질어질하네요. "
+              "제가 아이를 임신했을 때 증상이 이랬거든요. 임신일 확률이 높은가요?")
+    assert read_post(mother).person.who == "self"
+    child = "5살 아이를 키우는데요. 아이가 열이 39도예요. 해열제 얼마나 먹여요?"
+    assert read_post(child).person.who == "child"

@@ -21,6 +21,10 @@ from yaksa.lexicon.section_intent import classify_korean
         ("Can I take ibuprofen while pregnant?", "precautions"),
         ("Is it safe to drink alcohol with acetaminophen?", "precautions"),
         ("Can I take Aleve with alcohol?", "precautions"),   # alcohol is a caution, not a second medicine
+        # a condition is a caution, not a second medicine (it got the interactions section)
+        ("Is it safe to take ibuprofen with high blood pressure?", "precautions"),
+        ("Can I take ibuprofen with asthma?", "precautions"),
+        ("Can I take aspirin with my blood pressure medication?", "interactions"),
         ("What is naproxen used for?", "efficacy"),
     ],
 )

@@ -36,6 +36,8 @@ from yaksa.lexicon.focus import (
     ("목이 따끔거리고 침 삼키기 힘들어", "인후통"),  # got a piroxicam patch's dosing
     ("요즘 잠을 잘 못 자요", "불면"),            # found nothing
     ("속 쓰린데 뭐 먹지", "속쓰림"),             # passed the scope stage on a post word only (2026-11-29)
+    ("생리 전에 배 아픈데 진통제 언제 먹어야 효과 좋아요", "월경통"),   # got trimebutine's dose (2026-12-01)
+    ("설사를 하루에 4~5번 해요 배도 아프구요", "복통"),   # named no belly ache (2026-12-01)
 ])                                          # 체중감량, so the focus finds nothing and the agent says so
 def test_everyday_wording_names_the_symptom(question: str, term: str) -> None:
     assert term in named_symptoms(question)
@@ -60,6 +62,11 @@ def test_a_likeness_is_no_symptom() -> None:
     assert "콧물" not in named_symptoms("냉이 노랗고 콧물처럼 나오다가 지금은 치즈같이 나와요")
     assert named_symptoms("감기처럼 열이 나요") == ("발열",)
     assert "콧물" in named_symptoms("기침이랑 콧물 같이 나요")
+    # "콧물 같은" what comes from elsewhere (24 shared posts on stool, discharge or semen got cold medicines)
+    assert "콧물" not in named_symptoms("변을 보면 흰색 콧물같은 점액이 조금씩 묻어나옵니다")
+    assert "콧물" not in named_symptoms("콧물같이 끈끈한 투명한 액체가 묻어있더라구요")
+    assert "콧물" not in named_symptoms("어저께 토너(약간 콧물형 토너)를 샀는데 순서가 맞나요?")
+    assert "콧물" in named_symptoms("재채기, 콧물 같은 감기 기운은 조금 있습니다.")
 
 
 def test_sleeping_in_a_bad_position_is_no_insomnia() -> None:
@@ -295,3 +302,24 @@ def test_the_words_of_what_brings_on_a_pain_are_blanked_for_comparing_with_label
     text = "기침을 해도 가슴이 아파요"
     assert brings_on_pain(text, text.index("기침") + 2)
     assert not brings_on_pain("기침이 나고 가슴이 아파요", 2)
+
+
+@pytest.mark.parametrize(("text", "given"), [("이모디움 하루에 몇 번 먹어요?", False), ("해열제 몇 ml 먹여요?", True),
+                                             ("아이한테 먹이면 안 되나요?", True), ("Can I give tylenol with food?", True),
+                                             ("How many can I take a day?", False), ("먹이를 줬어요", False)])
+def test_giving_a_medicine_to_someone(text: str, given: bool) -> None:
+    from yaksa.lexicon.focus import gives_it_to_someone
+
+    assert gives_it_to_someone(text) is given
+
+
+@pytest.mark.parametrize("text", ["저와 어머니는 한의학적 체질로 열이 많은 소양인입니다. 인삼을 먹으면 열이 납니다.",
+                                  "제가 원래 몸에 열이 많은 체질인데 홍삼 먹어도 되나요?"])
+def test_a_body_that_runs_hot_is_no_fever(text: str) -> None:
+    """Korean medicine's constitution (a real post on honey for a hypertensive mother got antipyretics' side
+    effects); a fever said plainly stays one."""
+    assert "발열" not in named_symptoms(text)
+
+
+def test_a_fever_said_plainly_is_one() -> None:
+    assert "발열" in named_symptoms("몸에 열이 많이 나고 으슬으슬 추워요")

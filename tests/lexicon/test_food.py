@@ -57,3 +57,26 @@ def test_what_may_i_eat_with_a_condition(question: str, asks: bool) -> None:
 ])
 def test_whom_what_may_i_eat_is_asked_for(question: str, person: str | None) -> None:
     assert what_to_eat_for(question) == person
+
+
+@pytest.mark.parametrize(("question", "foods"), [
+    # a real post that got naproxen's side effects by its 가슴 (2026-12-01)
+    ("일반 햄이나 소세지 보다는 닭가슴살 소세지는 어떤가요? 그런것도 칼로리가 높은가요??", ("소세지", "닭가슴살")),
+    ("고구마 먹으면 살찌나요?", ("고구마",)),
+    ("바나나 다이어트에 좋은가요?", ("바나나",)),
+    ("햄스터가 살찌나요?", ()),                 # no food named whole
+    ("타이레놀 먹으면 살찌나요?", ()),           # a medicine: its label's side effects answer
+    ("요즘 살이 찌고 배가 아파요", ()),          # no food named
+])
+def test_what_a_food_does_to_the_weight_is_a_food_question(question: str, foods: tuple[str, ...]) -> None:
+    assert foods_asked_about(question) == foods
+
+
+@pytest.mark.parametrize(("question", "foods"), [
+    ("카페인 음료 마셔도 돼요?", ("카페인",)),            # got a caffeine tablet's uses and dose
+    ("임신 중 카페인 하루 얼마까지?", ("카페인",)),
+    ("카페인 음료를 마시면 가슴이 콩닥콩닥 해요", ()),     # tells a complaint, asks nothing of the drink
+    ("카페인 알약 하루에 몇 개 먹어도 돼요?", ()),          # a tablet: its label answers
+])
+def test_how_much_caffeine_in_the_diet_is_a_food_question(question: str, foods: tuple[str, ...]) -> None:
+    assert foods_asked_about(question) == foods

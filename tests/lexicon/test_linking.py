@@ -185,3 +185,17 @@ def test_unlisted_names_written_without_spaces_are_each_named(catalog: DrugCatal
 def test_a_verb_ending_glued_onto_a_name_is_not_said_as_the_name(word: str, name: str) -> None:
     """Real posts wrote "받앗던알프람정", "된다며소론도정" without spaces, and the reply said them back as names."""
     assert unlisted_product(word) == name
+
+
+def test_caffeine_in_a_drink_is_no_caffeine_tablet(catalog: DrugCatalog) -> None:
+    """"카페인 음료를 마시면 가슴이 콩닥콩닥 해요" (a real post) got a caffeine tablet's uses and dose; a sentence
+    speaking of a tablet or of taking it as a medicine keeps the link."""
+    from yaksa.lexicon.linking import named_in_the_diet
+
+    assert named_in_the_diet("카페인", "카페인 음료를 마시면 가슴이 콩닥콩닥 해요")
+    assert named_in_the_diet("카페인", "카페인을 약간이라도 섭취하면 더 심해집니다")      # 약간 is no medicine
+    assert named_in_the_diet("카페인", "Is caffeine safe in pregnancy?")
+    assert not named_in_the_diet("카페인", "카페인 알약 하루에 몇 개 먹어요?")
+    assert not named_in_the_diet("카페인", "caffeine pills side effects")
+    assert not named_in_the_diet("아세트아미노펜", "아세트아미노펜 하루 얼마까지?")   # not a dietary ingredient
+    assert catalog.link("카페인 음료를 마시면 가슴이 콩닥콩닥 해요").mentions == ()

@@ -26,9 +26,9 @@ def test_language_and_research_rules(question: str, expected: list[str]) -> None
 
 def test_an_english_question_naming_a_product_goes_to_the_labels() -> None:
     # the searcher's focus found a product of the labels: "naproxen" is 낙센정, 나로펜정, ...
-    assert route("What are the side effects of naproxen?", ALL, names_a_medicine=True) == ["drugs"]
+    assert route("What are the side effects of naproxen?", ALL, asks_the_labels=True) == ["drugs"]
     assert route("What are the side effects of naproxen?", ALL) == ["health", "literature"]
-    assert route("What are the side effects of naproxen?", ["health"], names_a_medicine=True) == ["health"]
+    assert route("What are the side effects of naproxen?", ["health"], asks_the_labels=True) == ["health"]
 
 
 def test_critique_task_goes_to_cases_and_literature() -> None:

@@ -25,3 +25,6 @@ def test_sentences_split_mfds_text_glued_at_periods() -> None:
 
     text = "임부는 복용하지 마십시오.이 약에 과민증 환자는 상의하십시오. 1회 37.5 mL를 드세요."
     assert sentences(text) == ["임부는 복용하지 마십시오.", "이 약에 과민증 환자는 상의하십시오.", "1회 37.5 mL를 드세요."]
+    # glued to a figure: an adult dose and the children's ages of 이바펜400밀리그람정 were one sentence
+    glued = "성인 1회 1/2정~1정(200~400 mg), 1일 3~4회 복용합니다.11~14세는 1회 200~250 mg을 복용합니다."
+    assert sentences(glued) == ["성인 1회 1/2정~1정(200~400 mg), 1일 3~4회 복용합니다.", "11~14세는 1회 200~250 mg을 복용합니다."]

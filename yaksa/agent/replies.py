@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE
 from yaksa.extraction.post_reader import PostReading
-from yaksa.lexicon.focus import CHILD_POPULATIONS
+from yaksa.lexicon.focus import CHILD_POPULATIONS, Focus, describes_a_body_complaint
 from yaksa.lexicon.food import DRINKS
+from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.llm.offline.extractive import care_department, care_note, cause_note
 from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, has_safety_line
 from yaksa.scope.crisis import OVERDOSE_TAKEN
@@ -117,6 +119,29 @@ def prescription_class_reply(classes: Sequence[str], *, a_complaint: bool = Fals
 
 # where Korean disease information is, since the drug labels hold none (the KDCA's national health portal)
 DISEASE_INFO_SOURCE = "국가건강정보포털(health.kdca.go.kr)"
+
+
+def nothing_relevant_reply(question: str, focus: Focus, post: PostReading | None = None) -> str:
+    """The reply when no found label is about the asked symptom: for a Korean question naming a prescription medicine
+    by its class ("혈압약 먹는데 어지러워요"), that the data has no label of it and the complaint may be its, for the
+    prescriber to hear (`prescription_class_reply`); for a short one asking the cause or where to go ("…
+    4일동안 지속되고 있습니다. 어디 병원을 가봐야되는건가요?", a real post told only "the data has nothing"), that
+    an examination answers it (`cause_care_reply`); for one telling how the body feels, that no label treats
+    it and where to be seen (`symptom_care_reply`), and for a long post asking nothing of a medicine its
+    questions for a doctor (`post_care_reply`); else that the data has nothing that answers it."""
+    classes = prescription_classes_named(question) if focus.lang == "ko" else ()
+    if classes:
+        return prescription_class_reply(classes, a_complaint=True)
+    if focus.lang != "ko":
+        return NO_RELEVANT_EVIDENCE
+    if post is not None and post.long:   # a long post asking nothing of a medicine: its questions for a doctor, named
+        asks_of_a_medicine = any(q.kind == "medicine" for q in post.questions)
+        return NO_RELEVANT_EVIDENCE if asks_of_a_medicine else post_care_reply(post, focus.population)
+    if post is not None and post.asks_cause:
+        return cause_care_reply(question, focus.population)
+    if describes_a_body_complaint(question):   # "… 어지럽고 가슴이 답답합니다" and nothing asked
+        return symptom_care_reply(question, focus.population)
+    return NO_RELEVANT_EVIDENCE
 
 
 def disease_info_reply(conditions: Sequence[str]) -> str:

@@ -495,6 +495,15 @@ def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Questio
     return tuple(found)
 
 
+# a child born or carried, the object of the writer's pregnancy ("3월에 아이를 출산한 적이 있는데요", "아이를 임신했을 때"):
+# no subject of the sentence (a mother's post on her own dizziness was sent to a paediatrician)
+_BEGOTTEN = re.compile(r"\s*(?:출산|낳|임신|가졌|갖|유산|입양)")
+
+
+def _begotten(sentence: str, m: re.Match[str]) -> bool:
+    return m.group(0).endswith(("를", "을")) and _BEGOTTEN.match(sentence, m.end()) is not None
+
+
 def _owner(sentence: str, previous: tuple[str, str]) -> tuple[str, str]:
     """(who, role word) the sentence is about: a role as its subject, else the writer when the writer
     speaks of themselves, else the previous sentence's (Korean drops the subject)."""
@@ -503,6 +512,8 @@ def _owner(sentence: str, previous: tuple[str, str]) -> tuple[str, str]:
         word = m.group("role") or m.group("role2")
         if writer_role and writer_role.start() <= m.start() < writer_role.end():
             continue   # "아기 엄마입니다": the writer's own role
+        if _begotten(sentence, m):
+            continue
         if word in ROLE_WORDS and not (writer_role and word in writer_role.group(0)):
             return ROLE_WORDS[word], word
     if (child := _CHILD_COPULA.search(sentence)) and not (writer_role and writer_role.start() <= child.start()
@@ -535,7 +546,7 @@ def _markers(sentence: str) -> list[tuple[int, str]]:
     for m in _ROLE_SUBJECT.finditer(sentence):
         word = m.group("role") or m.group("role2")
         inside = writer_role is not None and writer_role.start() <= m.start() < writer_role.end()
-        if word in ROLE_WORDS and not inside:
+        if word in ROLE_WORDS and not inside and not _begotten(sentence, m):
             found.append((m.start(), ROLE_WORDS[word]))
     if writer_role:
         found.append((writer_role.start(), "self"))
@@ -769,6 +780,23 @@ def _tried(sentences: Sequence[str], mentions: Sequence[str]) -> tuple[str, ...]
     return tuple(dict.fromkeys(w for w in found if len(w) >= 2))
 
 
+# a medicine said to be no habit, right after it: "카페인은 거의 섭취하지 않는 편입니다", "술, 카페인 안 마셔요"
+# (habits' verbs only: "타이레놀은 아직 안 먹었어요" is followed by asking whether to take it)
+_NOT_TAKEN_AFTER = re.compile(r"^[^.?!\n]{0,12}?(?:(?:섭취|마시|하)\s*(?:하)?지\s*(?:않|안)"
+                              r"|안\s*(?:마시|마셔|하|해|합)|못\s*(?:마시|마셔)|끊었|끊은\s*지|입에\s*(?:안|대지))")
+NOT_TAKEN_REACH = 25   # characters after the medicine within which it is said not to be taken
+
+
+def _not_taken(sentences: Sequence[str], mention: str) -> bool:
+    """Whether every sentence naming `mention` says it is not taken ("음주,흡연은 전혀 하지 않고 카페인은 거의 섭취하지
+    않는 편입니다"): a medicine named only as what the writer avoids is not one the post is about (a post on chest
+    tightness got a caffeine tablet's uses and dose). A sentence asking about it ("타이레놀은 안 먹는 게 좋나요?") keeps it."""
+    said = [s for s in sentences if mention in s]
+    return bool(said) and not any(_QUESTION.search(s) for s in said) and all(
+        _NOT_TAKEN_AFTER.search(s[i + len(mention): i + len(mention) + NOT_TAKEN_REACH]) is not None
+        for s in said for i in [s.index(mention)])
+
+
 def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem] = (),
               named_symptoms: Callable[[str], tuple[str, ...]] | None = None) -> PostReading:
     """The reading of one message (module doc). `linker` is the bundle's `DrugCatalog.link` (drug
@@ -805,9 +833,14 @@ def read_post(text: str, linker: Linker | None = None, slots: Sequence[SlotItem]
             and person.age_months is None:
         person = Person(**{**person.__dict__, "age_years": None})  # never the writer's own age
     linking = linker(text) if linker is not None else None
-    mentions = tuple(dict.fromkeys(linking.mentions)) if linking is not None else ()
+    mentions = tuple(m for m in dict.fromkeys(linking.mentions) if not _not_taken(sentences, m)) \
+        if linking is not None else ()
     unlisted = tuple(linking.absent) if linking is not None else ()
     said, denied = _symptoms(sentences, named_symptoms)
+    # read clause by clause, a word loses the post's context: "인삼을 먹으면 열이 납니다" in a post on a constitution
+    # that runs hot ("열이 많은 소양인") is no fever (`in_its_other_sense` over the whole post)
+    from yaksa.lexicon.focus import in_its_other_sense  # retrieval imports extraction
+    said = tuple(t for t in said if not in_its_other_sense(t, text, whole_message=True))
     conditions = tuple(dict.fromkeys(s.name for s in slots if s.slot_type == "conditions"))
     return PostReading(text, True, tuple(sentences), questions, person, said, denied, mentions,
                        _tried(sentences, mentions), conditions, tuple(f.slots), unlisted=unlisted)

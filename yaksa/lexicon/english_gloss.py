@@ -81,8 +81,13 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*(does|do|can|could|will|would) [^?]{1,40}\b(cause|give (you|me)|make (you|me))\b", _I), "부작용"),
     (re.compile(r"\bdrows(y|iness)\b|\bsleepy\b|\bmake me sleep\b", _I), "졸려요"),
     (re.compile(r"\bstor(e|age|ing)\b|\bfridge\b|\brefrigerat|\bexpir", _I), "보관"),
+    # (not with food or drink, nor with a condition: "take ibuprofen with high blood pressure" asks for the cautions,
+    # and got the interactions section)
     (re.compile(r"\b(take|taking|use|using|mix|mixing|combine|combining)\b[^?.!]{0,40}\b(with|and|together)\b"
-                r"(?!\s+(?:food|meals?|water|milk|an empty|alcohol|beer|wine|a drink|drinks))|\binteract(ion|ions|s)?\b|\btogether\b", _I), "같이 먹어도 되나요"),
+                r"(?!\s+(?:food|meals?|water|milk|an empty|alcohol|beer|wine|a drink|drinks"
+                r"|(?:an? |my )?(?:high blood pressure|hypertension|diabetes|asthma|kidney|renal|liver|hepatic|"
+                r"(?:stomach |peptic )?ulcers?|heart)))"
+                r"|\binteract(ion|ions|s)?\b|\btogether\b", _I), "같이 먹어도 되나요"),
     (re.compile(r"\balcohol\b|\bdrink(ing)? (beer|wine|alcohol)\b|\bbeer\b|\bwine\b", _I), "술"),
     (re.compile(r"\bempty stomach\b|\bwith food\b|\bbefore or after (meals|food|eating)\b", _I), "식후 공복"),
     (re.compile(r"\bhow (much|many)\b|\bdos(e|es|age|ing)\b|\bhow often\b|\bmaximum\b|\bmax\b|"

@@ -53,6 +53,8 @@ class FocusRules:
     population_products: dict[str, tuple[str, ...]]  # word in a product name -> populations it suits
     hidden_by: dict[str, tuple[str, ...]] = field(default_factory=dict)  # symptom -> symptoms that hide it
     not_with: dict[str, tuple[str, ...]] = field(default_factory=dict)   # symptom -> words of its other sense
+    # symptom -> words of its other sense anywhere in a message, a long post's too (`in_its_other_sense`)
+    message_not_with: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def same_complaint(self, a: str, b: str) -> bool:
         """Whether two efficacy terms name one complaint: one is the other's everyday phrasing (월경통:
@@ -84,14 +86,15 @@ def load_focus_rules() -> FocusRules:
     data = yaml.safe_load(text) or {}
     rules = FocusRules(*(_table(data, n) for n in
                          ("symptoms", "drug_classes", "populations", "population_usage", "routes",
-                          "population_products", "hidden_by", "not_with")))
+                          "population_products", "hidden_by", "not_with", "message_not_with")))
     for term, hiders in rules.hidden_by.items():
         unknown = sorted({term, *hiders} - set(rules.symptoms))
         if unknown:
             raise RulesFileError(f"{FOCUS_FILE}: hidden_by.{term} names unknown symptoms {unknown}")
-    unknown = sorted(set(rules.not_with) - set(rules.symptoms))
-    if unknown:
-        raise RulesFileError(f"{FOCUS_FILE}: not_with names unknown symptoms {unknown}")
+    for table in ("not_with", "message_not_with"):
+        unknown = sorted(set(getattr(rules, table)) - set(rules.symptoms))
+        if unknown:
+            raise RulesFileError(f"{FOCUS_FILE}: {table} names unknown symptoms {unknown}")
     for word, groups in rules.population_products.items():
         unknown = sorted(set(groups) - set(rules.populations))
         if unknown:
@@ -107,8 +110,11 @@ CONJUGATED_PAIN = re.compile(r"아(파|픈|플|퍼|팠)")
 _DEGREE_ADVERBS = re.compile(r"(?<!\S)(?:자주|너무|좀|많이|계속|자꾸|조금|엄청|진짜|정말|가끔|항상|늘|살짝|심하게|매일|갑자기)(?!\S)")
 
 
-# a likeness is no symptom: "냉이 콧물처럼 나와요" is about discharge, not a runny nose (it got cold medicines)
-_LIKENESS = re.compile(r"[가-힣]+\s*(?:처럼|마냥)")
+# a likeness is no symptom: "냉이 콧물처럼 나와요" is about discharge, not a runny nose (it got cold medicines); nor
+# "콧물 같은" what comes from elsewhere or how it looks ("노란 콧물같은 대변", "콧물같이 끈적한", "콧물형 토너": 50 shared
+# posts on stool, discharge or bleeding got cold medicines), though "재채기, 콧물 같은 감기 기운" is a runny nose
+_LIKENESS = re.compile(r"[가-힣]+\s*(?:처럼|마냥)|콧물\s*형|콧물\s*(?:같은|같이)(?=[^.?!\n]{0,10}?(?:대변|변|피|냉|액체|점액|분비물"
+                       r"|끈적|끈끈|늘어나|덩어리|갈색|누런|노란|투명))")
 
 
 def _compact(text: str) -> str:
@@ -310,15 +316,21 @@ def _measures_pain(compact: str, end: int) -> bool:
     return False
 
 
-def in_its_other_sense(term: str, text: str, rules: FocusRules | None = None) -> bool:
+def in_its_other_sense(term: str, text: str, rules: FocusRules | None = None, *, whole_message: bool = False) -> bool:
     """Whether `text` has a word showing that a phrasing of the symptom `term` means something else there
     (`not_with`: "거북목 때문에 목이 아파요" is the neck, not 인후통). The slot extractor asks too: MedCAT's
-    concept pack files "목이 아파" as a sore throat wherever it is written."""
-    return _other_sense_in(term, _compact(text), rules or load_focus_rules())
+    concept pack files "목이 아파" as a sore throat wherever it is written. `whole_message`: only the words that
+    speak for a whole message (`message_not_with`), for a long post read clause by clause: "열이 많은 소양인" makes its
+    "인삼을 먹으면 열이 납니다" no fever, while "얼굴에 열" in one sentence leaves "열이 39도" in another one."""
+    rules = rules or load_focus_rules()
+    compact = _compact(text)
+    if whole_message:
+        return any(w in compact for w in rules.message_not_with.get(term, ()))
+    return _other_sense_in(term, compact, rules)
 
 
 def _other_sense_in(term: str, compact: str, rules: FocusRules) -> bool:
-    return any(w in compact for w in rules.not_with.get(term, ()))
+    return any(w in compact for table in (rules.not_with, rules.message_not_with) for w in table.get(term, ()))
 
 
 def _occurrences(pattern: str, text: str) -> list[int]:
@@ -371,6 +383,17 @@ def find_population(question: str, rules: FocusRules | None = None) -> tuple[str
     return tuple(dict.fromkeys(found))
 
 
+# giving a medicine to someone ("먹여요", "먹일", "give"): the asker is not the one who takes it
+_GIVEN = re.compile(r"먹여|먹이[고는면며]|먹일|\bgive\b|\bgiving\b", re.IGNORECASE)
+
+
+def gives_it_to_someone(text: str) -> bool:
+    """Whether `text` asks about giving a medicine to another ("하루에 몇 번 먹여요?", "can I give …"). A message
+    that names no one and gives it to no one asks for the asker ("이모디움 하루에 몇 번 먹어요?"): an adult's dose, as a
+    pharmacist at the counter reads it (`yaksa.llm.offline.extractive`)."""
+    return _GIVEN.search(text) is not None
+
+
 CHILD_PROFILE_LABEL = "(자녀)"   # how the memory summary heads a child's facts (`yaksa.memory.profile_summary`)
 
 
@@ -398,6 +421,15 @@ def find_route(question: str, rules: FocusRules | None = None) -> str | None:
     return None
 
 
+def _person(text: str, rules: FocusRules | None = None) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """Who `text` is about (population, conditions) and whether that person asks for the cautions: "may I take
+    it?" from someone pregnant, old or with a condition the cautions name. One reading for a Korean question and an
+    English question's Korean gloss alike."""
+    population = find_population(text, rules)
+    conditions = find_conditions(text)
+    return population, conditions, bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
+
+
 def _english_focus(question: str, catalog: DrugCatalog | None) -> Focus:
     """An English question naming a product the labels hold ("What are the side effects of naproxen?") is a drug
     question read through its Korean gloss (`english_gloss`: the section asked, the person); any other English
@@ -414,9 +446,7 @@ def _english_focus(question: str, catalog: DrugCatalog | None) -> Focus:
     general = Focus(question, "en", "general", classify_intent(question))
     if not gloss or asks_what_studies_found(question):
         return general
-    population = find_population(gloss)
-    conditions = find_conditions(gloss)
-    careful = bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
+    population, conditions, careful = _person(gloss)
     if linking.named and asks_about_a_medicine(question, linking.mentions):
         intent = classify_korean(gloss, default="efficacy", careful=careful)
         return Focus(question, "en", "drug", intent, linking, population=population,
@@ -439,10 +469,7 @@ def analyse(question: str, catalog: DrugCatalog | None) -> Focus:
     rules = load_focus_rules()
     linking = catalog.link(question) if catalog is not None else Linking()
     symptoms, classes = find_symptoms(question, rules)
-    population = find_population(question, rules)
-    conditions = find_conditions(question)
-    # "may I take it?" from someone pregnant, old or with a condition the cautions name asks for the cautions
-    careful = bool(CAREFUL_POPULATIONS & set(population)) or bool(conditions)
+    population, conditions, careful = _person(question, rules)
     if linking.named:
         mode = "drug"
         intent = classify_intent(question, default="efficacy", symptom=bool(symptoms), careful=careful)

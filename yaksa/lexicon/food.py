@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.focus import CAREFUL_STATE_WORDS, find_population, named_symptoms
+from yaksa.lexicon.linking import DIETARY_INGREDIENTS, named_in_the_diet
 
 # foods and drinks people ask about eating with a condition, in pregnancy or for a baby (longer names first
 # where one contains another: 돼지고기 before 고기)
@@ -32,7 +33,8 @@ FOODS = (
     "떡볶이", "떡", "라면", "국수", "짜장면", "돼지고기", "소고기", "닭가슴살", "닭고기", "삼겹살", "고기", "생선회", "생선", "회", "초밥", "굴",
     "새우", "게장", "조개", "오징어", "낙지", "해산물", "두부", "청국장", "된장", "김치", "젓갈", "미역",
     "견과류", "땅콩", "호두", "아몬드", "꿀", "설탕", "소금", "채소", "야채", "시금치", "브로콜리", "양배추",
-    "마늘", "양파", "생강", "곰탕", "사골", "장어", "흑염소", "튀김", "피자", "햄버거", "패스트푸드", "과자",
+    "마늘", "양파", "생강", "곰탕", "사골", "장어", "흑염소", "튀김", "피자", "햄버거", "소시지", "소세지", "햄",
+    "패스트푸드", "과자",
     "케이크", "매운\\s*음식", "짠\\s*음식", "단\\s*음식", "기름진\\s*음식", "날음식", "날것", "맥주", "소주",
     "와인", "막걸리",
 )
@@ -48,6 +50,14 @@ _FOOD_EATEN = re.compile(rf"(?<![가-힣\d])(?P<food>{'|'.join(FOODS)}){_PARTICL
 # "고혈압에 좋은 음식", "피해야 할 음식", "당뇨 식단", "먹으면 안 되는 음식"
 _GOOD_OR_BAD_FOOD = re.compile(r"(?:좋은|나쁜|안\s*좋은|해로운|피해야\s*할|조심해야\s*할|먹으면\s*안\s*되는|먹어야\s*할|먹어도\s*되는)"
                                r"\s*(?:음식|식품|과일|채소|야채|간식|음료|차)|식단|식이\s*요법|식습관")
+# or what a food does to the weight ("닭가슴살 소세지는 어떤가요? 칼로리가 높은가요??", a real post that got naproxen's
+# side effects by its 가슴): the food a whole word, the question on calories, gaining weight or a diet
+_FOOD_NAMED = re.compile(rf"(?<![가-힣\d])(?P<food>{'|'.join(FOODS)}){_PARTICLE}(?![가-힣])")
+_NUTRITION_ASKED = re.compile(r"(?:칼로리|열량)\s*(?:이|가|는)?\s*(?:높|낮|많|적|얼마)|살\s*(?:이\s*)?찌(?:나요|나|ㄹ까|는지|는\s*거|까요|지\s*않)"
+                              r"|살찔까|살\s*찔까|다이어트에\s*(?:좋|괜찮|나쁘|안\s*좋|도움)")
+# or how much of a dietary ingredient may be taken (`linking.named_in_the_diet`): "카페인 음료 마셔도 돼요?" (it got a
+# caffeine tablet's uses and dose), not "카페인 음료를 마시면 가슴이 콩닥콩닥 해요", which tells a complaint
+_HOW_MUCH_OR_MAY_I = re.compile(r"얼마|마셔도|먹어도|섭취해도|괜찮|되나요|돼요\s*[?]|될까")
 # a medicine or a supplement named: the labels' cautions answer "… 먹고 커피 마셔도 되나요?"
 _MEDICINE = re.compile(r"약|영양제|보충제|비타민|유산균|오메가|홍삼|철분|칼슘|아연|마그네슘|캡슐|시럽|연고|주사")
 
@@ -86,6 +96,10 @@ def foods_asked_about(question: str) -> tuple[str, ...]:
     if _MEDICINE.search(question):
         return ()
     foods = tuple(dict.fromkeys(re.sub(r"\s+", " ", m.group("food")) for m in _FOOD_EATEN.finditer(question)))
+    if not foods and _NUTRITION_ASKED.search(question):
+        foods = tuple(dict.fromkeys(re.sub(r"\s+", " ", m.group("food")) for m in _FOOD_NAMED.finditer(question)))
+    if not foods and _HOW_MUCH_OR_MAY_I.search(question):   # "임신 중 카페인 하루 얼마까지?": coffee's, not a tablet's
+        foods = tuple(i for i in sorted(DIETARY_INGREDIENTS) if i in question and named_in_the_diet(i, question))
     if foods:
         return foods
     return ("음식",) if _GOOD_OR_BAD_FOOD.search(question) or asks_what_to_eat(question) else ()

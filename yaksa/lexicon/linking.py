@@ -107,6 +107,24 @@ def _named_as_a_medicine(word: str, next_word: str) -> str | None:
     return None if name in _FIGURES_OF_SPEECH or len(name) < 2 else name
 
 
+# ingredients people take in food and drink far more often than as a medicine: the medicine only where its sentence
+# speaks of one ("카페인 알약", "타이밍 복용"); "카페인 음료를 마시면 가슴이 콩닥콩닥 해요" (a real post) got a caffeine
+# tablet's uses and dose, and of the 11 shared posts naming 카페인 none asks of a tablet (2026-12-01)
+DIETARY_INGREDIENTS = frozenset({"카페인"})
+_AS_A_MEDICINE = re.compile(r"알약|정제|캡슐|복용|약\s*(?:을|를|으로|이|은|도)|각성제|졸음|\b(?:tablets?|pills?|capsules?)\b", re.IGNORECASE)
+
+
+def named_in_the_diet(ingredient: str, question: str) -> bool:
+    """Whether a dietary ingredient (`DIETARY_INGREDIENTS`) is named only as food or drink: no sentence naming it
+    speaks of a medicine."""
+    if ingredient not in DIETARY_INGREDIENTS:
+        return False
+    english = {"카페인": "caffeine"}.get(ingredient, "")
+    said = [m.group(0) for m in _SENTENCES.finditer(question)
+            if ingredient in m.group(0) or (english and english in m.group(0).lower())]
+    return not any(_AS_A_MEDICINE.search(s) for s in said)
+
+
 def _in_talk_of_medicine(word: str, question: str) -> bool:
     """Whether `word` stands in a sentence of `question` that talks of medicine (prescribed, taken, 약…): a
     product-shaped word elsewhere ("타임캡슐을 묻었다") is no medicine. Asked only of such words, so an ordinary
@@ -566,6 +584,8 @@ class DrugCatalog:
                         groups.append(())
                 continue
             kind, key, seqs, form, strength = match
+            if kind == "ingredient" and named_in_the_diet(rules.ingredient_aliases.get(key, key), question):
+                continue   # coffee's caffeine, not a tablet's
             nxt = words[i + 1] if i + 1 < len(words) else ""
             if not form:
                 form = next((f for f in FORM_WORDS if nxt.startswith(f)), "")

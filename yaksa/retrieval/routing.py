@@ -6,10 +6,11 @@ wrong language only adds noise to the fusion. The rules are deliberately few:
 
   * task "critique" (reviewing a case answer) -> cases + literature;
   * any Hangul in the question -> drugs (Korean questions with English drug names included);
-  * an English question asking a label's question of a medicine it names (`names_a_medicine`: the focus
-    linked it, "What are the side effects of naproxen?") -> drugs: the labels are the product's own text, and
-    MedQuAD holds nothing on naproxen but a "Pain Relievers" overview; the focus decides
-    (`yaksa.lexicon.focus`: not for one asking what studies found, "Is caffeine associated with miscarriage?");
+  * an English question the labels answer (`asks_the_labels`: a label's question of a medicine the focus
+    linked, "What are the side effects of naproxen?", or which medicine to take for a complaint, "What can I take
+    for a headache?") -> drugs: the labels are the products' own text, and MedQuAD holds nothing on naproxen but a
+    "Pain Relievers" overview; the focus decides (`yaksa.lexicon.focus`: not for one asking what studies found,
+    "Is caffeine associated with miscarriage?");
   * otherwise -> health, plus literature when the question reads like a research question:
     it starts with "Does/Do/Did", or mentions "associated/association", "effect(s) of", or a
     study word (trial, study, studies, randomized, meta-analysis, cohort, evidence), or is
@@ -35,10 +36,11 @@ HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 TASKS: tuple[str, ...] = ("qa", "critique")
 
 
-def route(question: str, available: Sequence[str], task: str = "qa", names_a_medicine: bool = False) -> list[str]:
-    """Collections to search for `question`, in search order, all of them in `available`. `names_a_medicine`:
-    the question asks of a medicine the linker knows (the searcher's focus says so; routing has no catalog): its
-    labels, or the drugs collection's empty result saying the data has none."""
+def route(question: str, available: Sequence[str], task: str = "qa", asks_the_labels: bool = False) -> list[str]:
+    """Collections to search for `question`, in search order, all of them in `available`. `asks_the_labels`:
+    the question asks of a medicine the linker knows, or which medicine treats a complaint (the searcher's focus
+    says so; routing has no catalog): the labels, or the drugs collection's empty result saying the data has
+    none."""
     if task not in TASKS:
         raise ValueError(f"task: unknown task {task!r}; expected one of {TASKS}")
     if not isinstance(question, str) or not question.strip():
@@ -47,7 +49,7 @@ def route(question: str, available: Sequence[str], task: str = "qa", names_a_med
         raise ValueError("available is empty: the bundle has no collections to search")
     if task == "critique":
         wanted = ["cases", "literature"]
-    elif HANGUL.search(question) or names_a_medicine:
+    elif HANGUL.search(question) or asks_the_labels:
         wanted = ["drugs"]
     else:
         wanted = ["health", "literature"] if is_research_question(question) else ["health"]

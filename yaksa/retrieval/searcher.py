@@ -252,8 +252,8 @@ class Searcher:
         qvecs: dict[str, Any] = {}
         if focus is None or not self.use_focus:
             focus = self._timed(timings, "focus", self.focus_of, query) if self.use_focus else None
-        if not collections:   # an English question naming a product of the labels is searched in them
-            targets = route(query, available, task, names_a_medicine=focus is not None and focus.lang == "en"
+        if not collections:   # an English question the labels answer (a medicine's, or a complaint's) is searched in them
+            targets = route(query, available, task, asks_the_labels=focus is not None and focus.lang == "en"
                             and focus.mode in ("drug", "symptom"))
         for name in targets:
             if focus is not None and name == DRUGS and focus.constrained and self.catalog is not None:

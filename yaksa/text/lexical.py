@@ -26,7 +26,9 @@ _QUESTION_WORDS = frozenset(
 )  # fmt: skip
 # MFDS label text often runs sentences together ("마십시오.이 약은"): a period right after Hangul and
 # right before Hangul also ends a sentence (decimals like "37.5" have digits on both sides).
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[\uac00-\ud7a3][.!?])(?=[\uac00-\ud7a3])|\n+")
+# after a sentence mark: a space, or glued Hangul to Hangul or to a figure ("복용합니다.11~14세는 …": a label's adult
+# dose and its children's ages in one run, which the adult was quoted whole); a decimal point follows a digit
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[\uac00-\ud7a3][.!?])(?=[\uac00-\ud7a3\d])|\n+")
 _NOUN_TAGS = ("NNG", "NNP", "SL", "SH")
 
 
@@ -75,7 +77,7 @@ def overlap(query: set[str], text: str) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a passage: split after . ! ? (followed by a space, or glued Hangul to Hangul) and at
+    """Sentences of a passage: split after . ! ? (followed by a space, or glued Hangul to Hangul or a figure) and at
     line breaks; runs of spaces collapsed."""
     return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s and s.strip()]
 

@@ -429,3 +429,40 @@ def test_a_long_post_asking_about_a_condition_of_the_mind_hears_where_to_get_hel
     assert verify_rules(answer, tylenol).verdict == "PASS"
     plain = "석 달 전부터 매일 새벽까지 잠이 안 와요. 머리도 아프고 가슴이 두근거려요. 두통약을 먹어도 될까요?"
     assert extractive_answer(plain, tylenol, post=read_post(plain)).endswith(SAFETY_LINE_KO)
+
+
+# 로파미드캡슐's dosing section: adults' acute and chronic doses, then children's, each group's maximum in its own
+# sentence that names no group
+LOPERAMIDE = Citation(1, "mfds:1:usage", "drugs", "로파미드캡슐(로페라미드염산염)", "용법용량",
+                      "성인의 급성설사에는 초회량으로 2캡슐(4 mg)을 경구투여하고, 유지량으로는 묽은 변이 있을 때마다 "
+                      "1캡슐(2 mg)씩을 투여하세요. 1일 상용량은 3~4캡슐(6-8 mg)이며, 1일 최대투여량은 8캡슐(16 mg)입니다. "
+                      "소아의 급성설사에는 초회량으로 1캡슐(2 mg)을 경구투여하고, 유지량으로는 묽은 변이 있을 때마다 "
+                      "1캡슐(2 mg)씩을 투여하세요. 1일 최대용량은 3캡슐(6 mg)을 초과하지 마세요.", 0.9,
+                      {"section_key": "usage"})
+
+
+@pytest.mark.parametrize("question", ["로페라미드 하루에 몇 번 먹어요?", "How many loperamide can I take a day?"])
+def test_a_dose_asked_for_oneself_is_an_adults(question: str) -> None:
+    """Naming no one and giving it to no one, the asker asks their own dose: "이모디움 하루에 몇 번 먹어요?" got the
+    children's lines first, and the English question a children's maximum as if it were everyone's."""
+    answer = extractive_answer(question, [LOPERAMIDE])
+    assert "8캡슐(16 mg)" in answer and "[문서 1]" in answer
+    assert "소아의" not in answer and "3캡슐(6 mg)" not in answer
+
+
+def test_a_childrens_product_asked_for_oneself_keeps_its_lines() -> None:
+    """A dosing section that doses no adult is not emptied for an asker taken to be an adult."""
+    drops = Citation(1, "mfds:2:usage", "drugs", "어떤시럽", "용법용량",
+                     "만 2세 이상 소아는 1회 5 mL를 복용합니다. 1일 3회까지 복용할 수 있습니다.", 0.9,
+                     {"section_key": "usage"})
+    assert "1회 5 mL" in extractive_answer("어떤시럽 몇 ml 먹어요?", [drops])
+
+
+def test_a_dose_line_naming_no_group_is_quoted_with_the_line_that_names_it() -> None:
+    """Giving it to someone unnamed, every group's lines may answer; a children's maximum quoted alone read as the
+    adults' ("1일 최대용량은 3캡슐(6 mg)을 초과하지 마세요."): the line naming its group comes with it."""
+    answer = extractive_answer("How many loperamide can I give a day?", [LOPERAMIDE])
+    assert answer.index("성인의 급성설사에는") < answer.index("8캡슐(16 mg)") < answer.index("소아의 급성설사에는")
+    assert answer.index("소아의 급성설사에는") < answer.index("3캡슐(6 mg)")
+    child = extractive_answer("8살 아이 로페라미드 몇 개 먹여요?", [LOPERAMIDE])
+    assert "소아의 급성설사에는" in child and "8캡슐(16 mg)" not in child

@@ -382,11 +382,15 @@ def _for_the_person(focus: Any, state: dict) -> Any:
 
 def _population(state: dict, focus: Any) -> tuple[str, ...]:
     """Who this round's answer is for: the focus searched with (a long post's reader's person), else the
-    question's own."""
-    if focus is not None:
+    question's own, else the remembered person's, as the answer reads it (`answer_population`): "시럽 하루에 몇 번
+    먹여요?" after "7살 아들이 기침을 심하게 해요" is the 7-year-old's (no age was read, and "성인 및 12세 이상의
+    소아는 1회 10 mL" was quoted first)."""
+    if focus is not None and focus.population:
         return tuple(focus.population)
     question_focus = state["analysis"].focus
-    return tuple(question_focus.population) if question_focus is not None else ()
+    if question_focus is not None and question_focus.population:
+        return tuple(question_focus.population)
+    return tuple(state.get("profile_population") or ())
 
 
 def _named_products(focus: Any, *, by_ingredient: bool = False) -> frozenset[str]:

@@ -10,16 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from yaksa.agent.deps import AgentDeps
-from yaksa.agent.replies import (
-    cause_care_reply,
-    post_care_reply,
-    prescription_class_reply,
-    symptom_care_reply,
-)
-from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE, about_focus, no_evidence
+from yaksa.agent.replies import nothing_relevant_reply
+from yaksa.agent.source_notice import about_focus, no_evidence
 from yaksa.agent.turn import TurnContext
-from yaksa.lexicon.focus import describes_a_body_complaint
-from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.llm.offline.extractive import extractive_answer
 from yaksa.llm.offline.rule_verifier import verify_rules
 from yaksa.llm.roles import correct, verify
@@ -41,7 +34,7 @@ def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
         return None
     if not kept:
         text = (no_evidence(focus) if focus.mode == "drug"
-                else _nothing_relevant(state["question"], focus, state.get("post")))
+                else nothing_relevant_reply(state["question"], focus, state.get("post")))
         return {"answer": text, "citations": [], "generation_source": "relevance", "verified": False,
                 "verification": {"verdict": "FAIL", "problems": verdict.problems, "relevance": verdict.to_json()}}
     answer = extractive_answer(state["question"], kept, state.get("profile_summary", ""), post=state.get("post"),
@@ -50,29 +43,6 @@ def _restrict_to_focus(state: dict, turn: TurnContext) -> dict[str, Any] | None:
     return {"answer": answer, "citations": kept, "generation_source": "extractive",
             "verified": final.verdict == "PASS",
             "verification": {**final.to_json(), "relevance": verdict.to_json(), "restricted_to_focus": True}}
-
-
-def _nothing_relevant(question: str, focus: Any, post: Any = None) -> str:
-    """The reply when no found label is about the asked symptom: for a Korean question naming a prescription medicine
-    by its class ("혈압약 먹는데 어지러워요"), that the data has no label of it and the complaint may be its, for the
-    prescriber to hear (`replies.prescription_class_reply`); for a short one asking the cause or where to go ("…
-    4일동안 지속되고 있습니다. 어디 병원을 가봐야되는건가요?", a real post told only "the data has nothing"), that
-    an examination answers it (`replies.cause_care_reply`); for one telling how the body feels, that no label treats
-    it and where to be seen (`replies.symptom_care_reply`), and for a long post asking nothing of a medicine its
-    questions for a doctor (`replies.post_care_reply`); else that the data has nothing that answers it."""
-    classes = prescription_classes_named(question) if focus.lang == "ko" else ()
-    if classes:
-        return prescription_class_reply(classes, a_complaint=True)
-    if focus.lang != "ko":
-        return NO_RELEVANT_EVIDENCE
-    if post is not None and post.long:   # a long post asking nothing of a medicine: its questions for a doctor, named
-        asks_of_a_medicine = any(q.kind == "medicine" for q in post.questions)
-        return NO_RELEVANT_EVIDENCE if asks_of_a_medicine else post_care_reply(post, focus.population)
-    if post is not None and post.asks_cause:
-        return cause_care_reply(question, focus.population)
-    if describes_a_body_complaint(question):   # "… 어지럽고 가슴이 답답합니다" and nothing asked
-        return symptom_care_reply(question, focus.population)
-    return NO_RELEVANT_EVIDENCE
 
 
 def verify_answer(deps: AgentDeps):

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.english_gloss import korean_gloss
-from yaksa.lexicon.focus import CHILD_POPULATIONS, find_population, profile_population
+from yaksa.lexicon.focus import CHILD_POPULATIONS, find_population, gives_it_to_someone, profile_population
 from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
@@ -48,7 +48,11 @@ from yaksa.llm.offline.age_limits import (
 from yaksa.llm.offline.caution_lists import shortened_list
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
-from yaksa.llm.offline.youngest_dose import younger_than_the_labels, younger_than_the_labels_note
+from yaksa.llm.offline.youngest_dose import (
+    dosed_only_older,
+    younger_than_the_labels,
+    younger_than_the_labels_note,
+)
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, dose_mentions, safety_line
 from yaksa.text.hangul import particle, with_particle
 from yaksa.text.lexical import grams, is_korean, mentions, overlap, sentences, terms
@@ -195,18 +199,23 @@ def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korea
 
 def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bool = False,
           for_adult: bool = False, named: set[str] | None = None,
-          dose_asked: bool = False) -> tuple[list[str], list[str]]:
+          dose_asked: bool = False, asker: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched; `named`: the bigrams
     of the question's content words, which keep items of a long caution list (`shortened_list`);
     `dose_asked`: a dosing section's sentences that state an amount count for the question (`DOSE_AMOUNT`:
     "해열제는 한 번에 얼마나 먹여요?" shares no word with "1일 5회(75 mg/kg)을 초과하여 복용하지 않습니다" and
-    got only the label's opening sentence)."""
+    got only the label's opening sentence); `asker`: the message names no one and gives the medicine to no one, so
+    a dosing section's adult lines answer it where it has some ("이모디움 하루에 몇 번 먹어요?" got "9~12세의 소아는 …",
+    and an English "How many loperamide can I take a day?" a children's maximum cut from its group)."""
     candidates = sentences(citation.text)
     if for_child:
         candidates = for_children(candidates)
-    elif for_adult and citation.metadata.get("section_key") == "usage":
+    elif (for_adult or asker) and citation.metadata.get("section_key") == "usage":
         # only doses: a caution listing "만 2세 미만의 소아, 임부 또는 수유부" is for everyone
-        candidates = for_adults(candidates)
+        adults = for_adults(candidates)
+        # the asker's own dose is an adult's where the label doses adults; a children's product keeps its lines
+        if for_adult or any(ADULT_WORDS.search(s) for s in adults):
+            candidates = adults
     caution = is_caution(citation)
     dosing = dose_asked and citation.metadata.get("section_key") == "usage"
     scored: list[tuple[float, int, list[str]]] = []
@@ -218,11 +227,36 @@ def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bo
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
     if not best and candidates:  # retrieved for the question as a whole: its opening still answers
         best = [(0.0, 0, [])]
+    if citation.metadata.get("section_key") == "usage":
+        best = _with_group_heads(best, candidates)
     best.sort(key=lambda s: s[1])
     matched = [w for _, _, hits in best for w in hits]
     listed = query if named is None else named
     picked = [shortened_list(candidates[i], listed, profile) if caution else candidates[i] for _, i, _ in best]
     return picked, list(dict.fromkeys(matched))
+
+
+def _group_head(candidates: Sequence[str], i: int) -> int | None:
+    """The sentence naming the age group that sentence `i` of a dosing section belongs to, when it names none itself
+    and the section doses adults and children both (`_without_group`'s reading): "1일 최대용량은 3캡슐(6 mg)을 초과하지
+    마세요." is the children's maximum only because "소아의 급성설사에는 …" comes before it. None when `i` names its
+    group, or the section has one group, or no group is named before it."""
+    if not any(ADULT_WORDS.search(s) for s in candidates) or not any(CHILD_WORDS.search(s) for s in candidates):
+        return None
+    if ADULT_WORDS.search(candidates[i]) or CHILD_WORDS.search(candidates[i]):
+        return None
+    return next((j for j in range(i - 1, -1, -1)
+                 if ADULT_WORDS.search(candidates[j]) or CHILD_WORDS.search(candidates[j])), None)
+
+
+def _with_group_heads(best: list[tuple[float, int, list[str]]],
+                      candidates: Sequence[str]) -> list[tuple[float, int, list[str]]]:
+    """`best` with the group-naming sentence of each picked dose line that names no group (`_group_head`): quoted
+    alone, a children's maximum reads as everyone's ("How many loperamide can I give a day?" got "1일 최대용량은
+    3캡슐(6 mg)을 초과하지 마세요." after the adults' lines)."""
+    chosen = {i for _, i, _ in best}
+    heads = {h for _, i, _ in best if (h := _group_head(candidates, i)) is not None and h not in chosen}
+    return [*best, *((0.0, h, []) for h in sorted(heads))]
 
 
 def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean: bool) -> str:
@@ -398,6 +432,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     side_effects_asked = asks_side_effects(asked)
     for_child = bool(CHILD_POPULATIONS & set(population))
     for_adult = not for_child and "adult" in population
+    asker = not population and not gives_it_to_someone(question)   # the asker's own dose: an adult's
 
     intent = classify_intent(asked).name  # "얼마나 먹여요": the dose comes first, before what it is for
     # what puts a caution before the section asked for: the person's conditions and states, not a child's being a
@@ -415,10 +450,15 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
 
     ranked = sorted(evidence, key=order)
     # for a child, an adult-only product is not quoted at all (it stays in the cited list)
-    skip = adult_only_products(evidence) if for_child else frozenset()
+    adult_only = adult_only_products(evidence) if for_child else frozenset()
+    months = ChildAge.of_turn(child_age, read_as, profile_summary, population).months
+    # ... nor one that doses only older children ("성인 및 12세 이상의 소아는 …" for a 7-year-old), while another product
+    # found doses this age; when none does, they are quoted after the note that no dose is for this age
+    older = dosed_only_older(evidence, months) if for_child else frozenset()
+    dosing = {c.title for c in evidence if c.metadata.get("section_key") == "usage"}
+    skip = adult_only | older if older and dosing - older - adult_only else adult_only
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
-    months = ChildAge.of_turn(child_age, read_as, profile_summary, population).months
     forbidden = forbidden_for(evidence, months)
     forbidding = age_limit_paragraphs(offered_products(forbidden, evidence), korean)
     used: list[Citation] = []
@@ -428,7 +468,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             break
         if citation.title in skip or citation.title in forbidden:
             continue
-        picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage")
+        picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage",
+                                 asker=asker)
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
@@ -443,7 +484,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not any(w in leading for w in b.matched))]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
-        adult = skip - forbidden.keys()
+        adult = adult_only - forbidden.keys()
         if adult:   # it carries the consult line itself
             dosing = [c.n for c in evidence if c.title in adult and c.metadata.get("section_key") == "usage"]
             quoted = child_cautions(evidence, adult, korean)
@@ -454,8 +495,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             return "\n\n".join([*note, *forbidding, where])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
-    if for_child and younger_than_the_labels(read_as, used):
-        note = [*note, younger_than_the_labels_note(korean)]
+    if for_child and younger_than_the_labels(read_as, used, months):
+        note = [*note, younger_than_the_labels_note(korean, baby="infant" in population or months is None or months < 12)]
     # a pregnant or nursing person whose quoted text says nothing of it hears so (`careful_state_note`)
     # (only over labels: MedQuAD's pregnancy overview is no product's cautions, yet was told "the label text quoted
     # above says nothing about that")
