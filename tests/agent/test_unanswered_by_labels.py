@@ -347,6 +347,7 @@ def test_a_question_about_what_to_eat_is_told_the_labels_hold_nothing_on_food() 
     reply = food_info_reply(("달걀",))
     assert reply.startswith("달걀을 먹어도 되는지") and "임상영양사" in reply and "전문가와 꼭 상담" in reply
     assert food_info_reply(("맥주",)).startswith("맥주를 마셔도 되는지")
+    assert food_info_reply(("카페인",)).startswith("카페인을 섭취해도 되는지")   # coffee, tea or a drink: not 먹어도
     assert food_info_reply(("달걀",), ("infant",)).startswith("달걀을 먹여도") and "소아청소년과" in food_info_reply(
         ("달걀",), ("infant",))
     assert "산부인과" in food_info_reply(("회",), ("pregnant",))

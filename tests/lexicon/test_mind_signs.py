@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import shared_or_skip
-from yaksa.lexicon.mind_signs import MIN_SIGNS, SIGNS, about_mental_health, mind_signs
+from yaksa.lexicon.mind_signs import MIN_SIGNS, SIGNS, about_mental_health, beyond_the_body, mind_signs
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
 
 
@@ -91,6 +91,16 @@ def test_what_a_harm_left_behind_and_a_habit_that_will_not_stop_are_concerns() -
     assert names_mind_condition("손톱을 계속 물어뜯는 버릇을 고치고 싶어요")
     assert about_mental_health("엄마가 돌아가신 지 1년이 지났는데 아직도 매일 생각나요")
     assert not about_mental_health("헤어진 지 1년인데 아직도 생각나")              # one sign: small talk
+
+
+def test_signs_a_body_complaint_shows_too_are_not_beyond_the_body() -> None:
+    """Found as a user (2026-12-01): brain fog and a tight chest beside wind and a fever opened the answer with where
+    to get help for the mind."""
+    bodily = "머리가 멍하고 가슴이 답답하며 배에가스가차고 열이나네요"
+    assert len(mind_signs(bodily)) == MIN_SIGNS and not beyond_the_body(bodily)
+    assert beyond_the_body("가슴이 두근거리고 불안해요")
+    assert beyond_the_body("밤에 누우면 온갖 걱정이 떠올라서 새벽까지 잠을 못 자요")
+    assert not beyond_the_body("불안해요")
 
 
 def test_no_shared_non_medical_question_shows_two_signs() -> None:

@@ -90,3 +90,48 @@ def test_feeling_unwell_is_not_a_caution() -> None:
 def test_lips_are_not_alcohol() -> None:
     """"입술에 물집이 생겼어요" got the 주의사항 of the cold-sore creams: 술 in 입술 read as alcohol."""
     assert classify_intent("입술에 물집이 생겼어요", symptom=True).name != "precautions"
+
+
+@pytest.mark.parametrize(("question", "words"), [
+    ("변비약 먹은지 3일째인데 효과가 없어요", "효과가 없"),
+    ("타이레놀 먹었는데 두통이 안 나아요", "안 나아"),
+    ("감기약 먹고 있는데 콧물이 그대로예요", "그대로예요"),
+    ("연고 발랐는데 안 낫네요", "안 낫"),
+    ("해열제 먹였는데 열이 안 떨어져요", "안 떨어"),
+    ("아이가 감기약 먹었는데 기침이 계속돼요", "계속돼"),
+    ("진통제 먹었는데 아직도 아프네요", "아직도 아프"),
+])
+def test_a_medicine_taken_and_no_better(question: str, words: str) -> None:
+    """Found as a user (2026-12-01): such a message got the product's uses, which its writer knows; the cautions
+    say when to stop and ask."""
+    from yaksa.lexicon.section_intent import says_it_did_not_work
+
+    assert says_it_did_not_work(question) == words
+    if "떨어져요" not in question:
+        assert classify_intent(question, symptom=True).name == "precautions"
+
+
+@pytest.mark.parametrize("question", [
+    "효과가 없는 약도 있나요?",          # no medicine taken
+    "약 먹고 나서 좋아졌어요",
+    "두통이 있는데 타이레놀 먹어도 되나요",
+    "타이레놀 계속 먹어도 되나요",       # keeps taking it: no failure said
+])
+def test_no_failure_said(question: str) -> None:
+    from yaksa.lexicon.section_intent import says_it_did_not_work
+
+    assert says_it_did_not_work(question) is None
+
+
+def test_a_dose_asked_after_a_failure_stays_a_dose_question() -> None:
+    assert classify_intent("해열제 먹였는데 열이 안 떨어져요 또 먹여도 되나요?").name == "usage"
+
+
+def test_label_lines_on_when_to_stop() -> None:
+    from yaksa.lexicon.section_intent import NO_BETTER_IN_LABEL
+
+    for line in ("5~6회 복용하여도 증상이 좋아지지 않을 경우 의사 또는 약사와 상의하십시오.",
+                 "1개월 정도 복용하여도 증상의 개선이 없을 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오.",
+                 "의사 또는 약사의 지시없이 통증에 10일 이상(성인) 복용하지 않습니다."):
+        assert NO_BETTER_IN_LABEL.search(line)
+    assert not NO_BETTER_IN_LABEL.search("이 약에 과민증 환자는 이 약을 복용하지 마십시오.")

@@ -25,6 +25,9 @@ def test_sentences_split_mfds_text_glued_at_periods() -> None:
 
     text = "임부는 복용하지 마십시오.이 약에 과민증 환자는 상의하십시오. 1회 37.5 mL를 드세요."
     assert sentences(text) == ["임부는 복용하지 마십시오.", "이 약에 과민증 환자는 상의하십시오.", "1회 37.5 mL를 드세요."]
+    # a list's middle dot written as a full stop is no sentence end
+    assert sentences("이 약은 위.십이지장궤양, 위염에 사용합니다.") == ["이 약은 위.십이지장궤양, 위염에 사용합니다."]
+    assert sentences("만 7세 이하의 영.유아에게는 투여하지 않습니다.") == ["만 7세 이하의 영.유아에게는 투여하지 않습니다."]
     # glued to a figure: an adult dose and the children's ages of 이바펜400밀리그람정 were one sentence
     glued = "성인 1회 1/2정~1정(200~400 mg), 1일 3~4회 복용합니다.11~14세는 1회 200~250 mg을 복용합니다."
     assert sentences(glued) == ["성인 1회 1/2정~1정(200~400 mg), 1일 3~4회 복용합니다.", "11~14세는 1회 200~250 mg을 복용합니다."]

@@ -15,6 +15,7 @@ from yaksa.agent.source_notice import NO_RELEVANT_EVIDENCE
 from yaksa.extraction.post_reader import PostReading
 from yaksa.lexicon.focus import CHILD_POPULATIONS, Focus, describes_a_body_complaint
 from yaksa.lexicon.food import DRINKS
+from yaksa.lexicon.linking import DIETARY_INGREDIENTS
 from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.llm.offline.extractive import care_department, care_note, cause_note
 from yaksa.llm.safety import CITATION, SAFETY_LINE_EN, SAFETY_LINE_KO, SAFETY_PHRASE, has_safety_line
@@ -164,7 +165,8 @@ def food_info_reply(foods: Sequence[str], population: Sequence[str] = (), *, whi
     to ask that too."""
     named = [f for f in foods if f != "음식"]
     child = bool(CHILD_POPULATIONS & set(population))
-    verb = "먹여도" if child else "마셔도" if named and all(f in DRINKS for f in named) else "먹어도"
+    verb = ("먹여도" if child else "마셔도" if named and all(f in DRINKS for f in named)
+            else "섭취해도" if named and all(f in DIETARY_INGREDIENTS for f in named) else "먹어도")
     what = f"{with_particle(', '.join(named[:3]), '을', '를')} {verb} 되는지" if named else "어떤 음식이 좋은지"
     who = ("산부인과 의사" if "pregnant" in population or "breastfeeding" in population
            else "소아청소년과 의사" if child else "진료하는 의사나 임상영양사")

@@ -87,6 +87,9 @@ SIGNS: tuple[tuple[str, str, str], ...] = (
      r"(아직도|여전히|지금도) ?(매일 ?|자꾸 ?|계속 ?|너무 ?)?(생각나|생각이 ?나|보고 ?싶|그립|그리워|실감이 ?안|못 ?받아들|믿기지 ?않)"),
 )
 MIN_SIGNS = 2                 # different items in one message: one alone is everyday talk
+# items a body complaint shows as well: "머리가 멍하고 가슴이 답답하며 배에 가스가 차고 열이 나네요" shows two of them
+# and tells of a fever and wind, no worry or low mood (`beyond_the_body`)
+BODILY_SIGNS = frozenset({"trouble concentrating", "racing heart or breathless with fear", "tired, little energy"})
 _DENIAL = re.compile(r"^[^.?!,\n]{0,8}?(지 ?않|지는 ?않|진 ?않|지 ?도 ?않|없어|없습|없고|아니)")
 
 
@@ -122,3 +125,12 @@ def about_mental_health(text: str) -> bool:
     """Whether the message is a mental-health concern: it names a condition ("공황", "우울", "게임 중독") or
     shows `MIN_SIGNS` different signs of depression or anxiety."""
     return names_mind_condition(text) or len(mind_signs(text)) >= MIN_SIGNS
+
+
+def beyond_the_body(text: str) -> bool:
+    """Whether a message's signs (`MIN_SIGNS` different ones) include one a body complaint does not show
+    (`BODILY_SIGNS`): the answer then opens with where to get help for the mind. "머리가 멍하고 가슴이 답답하며
+    배에가스가차고 열이나네요" got that note first (2026-12-01, found as a user); "가슴이 두근거리고 불안해요" keeps it.
+    The scope stage still counts every sign (`about_mental_health`): passing such a message is right either way."""
+    signs = mind_signs(text)
+    return len(signs) >= MIN_SIGNS and any(s not in BODILY_SIGNS for s in signs)

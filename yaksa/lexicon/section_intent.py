@@ -119,6 +119,28 @@ EN_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
+# A medicine taken and no better ("변비약 먹은지 3일째인데 효과가 없어요", "타이레놀 먹었는데 두통이 안 나아요"): both got
+# the product's uses, which the writer knows. What a label says for it is in its cautions: "… 복용하여도 증상이 좋아지지
+# 않을 경우 복용을 중지하고 의사 또는 약사와 상의하십시오" (`NO_BETTER_IN_LABEL`). Taking and the failure are both needed:
+# "효과가 없는 약도 있나요?" asks about no one's medicine.
+_TAKEN = re.compile(r"(?:먹|먹여|먹이|복용|드시|드셔|발라|바르|써|쓰|뿌리|뿌려|붙이|붙여)\S{0,3}?\s*(?:지|고|도|는데|니까|봤|었|았|했|한\s*지|중)"
+                    r"|먹었|먹였|복용했|복용\s*중|썼는데|발랐")
+_NO_BETTER = re.compile(r"(?:효과|약효|차도|변화|소용)\s*(?:가|는|도|이)?\s*(?:전혀\s*|별로\s*|하나도\s*|아무\s*)?(?:없|안\s*(?:나|보|있)|그닥|그다지)"
+                        r"|(?:안|잘\s*안|전혀\s*안)\s*(?:들어|듣|들|낫|나아|나았|좋아|내려|떨어|멈|그쳐|가라앉)|(?:나아지|좋아지|낫|듣|들)지\s*(?:가|를|는|도)?\s*않"
+                        r"|그대로(?:예요|에요|입니다|네요|인데|이|고)"
+                        r"|(?:계속|여전히|아직도?)\s*(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
+NO_BETTER_IN_LABEL = re.compile(r"(?:좋아지|개선되|나아지|낫)지\s*않|개선(?:이|은)?\s*(?:없|되지)|효과가\s*없|(?:배변|변통)(?:이)?\s*없"
+                                r"|나타나지\s*않을\s*경우|지시\s*없이[^.]{0,40}?이상|(?:지속|계속)(?:되|될)\s*(?:경우|때)")
+
+
+def says_it_did_not_work(question: str) -> str | None:
+    """The words saying a medicine was taken and did not help (`_NO_BETTER` after `_TAKEN`), or None."""
+    taken = _TAKEN.search(question)
+    if taken is None:
+        return None
+    failed = _NO_BETTER.search(question, taken.end())
+    return failed.group(0) if failed else None
+
 
 @dataclass(frozen=True)
 class SectionIntent:
@@ -175,6 +197,12 @@ def classify_korean(question: str, default: str | None = None, symptom: bool = F
     """
     hits = [(name, m.group(0)) for name, pattern in KO_CUES for m in [pattern.search(question)]
             if m and not (name == "side_effects" and _after_food(question, m))]
+    # taken and no better: the cautions say when to stop and ask, unless a dose, a pairing, a side effect or storage
+    # is asked outright (`says_it_did_not_work`)
+    failed = says_it_did_not_work(question)
+    if failed and (not hits or hits[0][0] in ("precautions", "efficacy")):
+        primary, secondary = KO_SECTIONS["precautions"]
+        return SectionIntent("precautions", primary, secondary, (failed,))
     if not hits:
         if default is None:
             return SectionIntent(None)

@@ -27,8 +27,10 @@ _QUESTION_WORDS = frozenset(
 # MFDS label text often runs sentences together ("마십시오.이 약은"): a period right after Hangul and
 # right before Hangul also ends a sentence (decimals like "37.5" have digits on both sides).
 # after a sentence mark: a space, or glued Hangul to Hangul or to a figure ("복용합니다.11~14세는 …": a label's adult
-# dose and its children's ages in one run, which the adult was quoted whole); a decimal point follows a digit
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[\uac00-\ud7a3][.!?])(?=[\uac00-\ud7a3\d])|\n+")
+# dose and its children's ages in one run, which the adult was quoted whole); a decimal point follows a digit. Glued,
+# the mark ends a sentence only after a sentence's last syllable (다, 오, 요, 까, 죠): labels write a list's middle dot as
+# a full stop too ("위.십이지장궤양", "영.유아", "발열성.소모성 질환"), and "이 약은 위." was quoted as a sentence
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[다오요까죠][.!?])(?=[\uac00-\ud7a3\d])|\n+")
 _NOUN_TAGS = ("NNG", "NNP", "SL", "SH")
 
 
@@ -77,8 +79,8 @@ def overlap(query: set[str], text: str) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a passage: split after . ! ? (followed by a space, or glued Hangul to Hangul or a figure) and at
-    line breaks; runs of spaces collapsed."""
+    """Sentences of a passage: split after . ! ? (followed by a space, or after a sentence's last syllable glued to
+    Hangul or a figure) and at line breaks; runs of spaces collapsed."""
     return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 

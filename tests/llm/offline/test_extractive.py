@@ -466,3 +466,27 @@ def test_a_dose_line_naming_no_group_is_quoted_with_the_line_that_names_it() -> 
     assert answer.index("소아의 급성설사에는") < answer.index("3캡슐(6 mg)")
     child = extractive_answer("8살 아이 로페라미드 몇 개 먹여요?", [LOPERAMIDE])
     assert "소아의 급성설사에는" in child and "8캡슐(16 mg)" not in child
+
+
+def test_a_medicine_taken_and_no_better_hears_when_to_stop() -> None:
+    """"타이레놀 먹었는데 두통이 안 나아요" got an acetaminophen tablet's contraindications; "변비약 먹은지 3일째인데 효과가
+    없어요" a probiotic's uses (2026-12-01, as a user). The note comes first, then each label's line on when to stop
+    and ask; a product whose cautions found say nothing of it is left out while another's do."""
+    from yaksa.llm.offline.extractive import no_better_note
+
+    stops = Citation(1, "mfds:1:precautions", "drugs", "세리콘정(아세트아미노펜)", "주의사항",
+                     "이 약에 과민증 환자는 이 약을 복용하지 마십시오.의사 또는 약사의 지시없이 통증에 10일 이상(성인) 복용하지 "
+                     "않습니다.", 0.9, {"section_key": "precautions"})
+    silent = Citation(2, "mfds:2:precautions", "drugs", "타스멘정(아세트아미노펜)", "주의사항",
+                      "이 약에 과민증 환자, 소화성궤양 환자는 이 약을 복용하지 마십시오.", 0.8, {"section_key": "precautions"})
+    answer = extractive_answer("타이레놀 먹었는데 두통이 안 나아요", [stops, silent])
+    paragraphs = answer.split("\n\n")
+    assert paragraphs[0] == no_better_note(stop_quoted=True) and "양을 늘리거나" in paragraphs[0]
+    assert paragraphs[1] == ("세리콘정(아세트아미노펜) (주의사항): 의사 또는 약사의 지시없이 통증에 10일 이상(성인) 복용하지 "
+                             "않습니다. [문서 1]")
+    assert "타스멘정" not in answer and verify_rules(answer, [stops, silent]).verdict == "PASS"
+    # no line on stopping among the cautions found: the note does not promise one
+    only_silent = extractive_answer("타이레놀 먹었는데 두통이 안 나아요", [silent])
+    assert only_silent.split("\n\n")[0] == no_better_note() and "타스멘정" in only_silent
+    # not taken: no note
+    assert "양을 늘리거나" not in extractive_answer("두통이 있는데 타이레놀 먹어도 되나요", [stops, silent])

@@ -35,9 +35,14 @@ from yaksa.extraction.post_reader import PostReading, population_profile_words
 from yaksa.lexicon.conditions import find_conditions
 from yaksa.lexicon.english_gloss import korean_gloss
 from yaksa.lexicon.focus import CHILD_POPULATIONS, find_population, gives_it_to_someone, profile_population
-from yaksa.lexicon.mind_signs import MIN_SIGNS, mind_signs
+from yaksa.lexicon.mind_signs import beyond_the_body
 from yaksa.lexicon.scope_vocabulary import names_mind_condition
-from yaksa.lexicon.section_intent import asks_side_effects, classify_intent
+from yaksa.lexicon.section_intent import (
+    NO_BETTER_IN_LABEL,
+    asks_side_effects,
+    classify_intent,
+    says_it_did_not_work,
+)
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import (
     ChildAge,
@@ -199,14 +204,16 @@ def child_cautions(evidence: Sequence[Citation], products: frozenset[str], korea
 
 def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bool = False,
           for_adult: bool = False, named: set[str] | None = None,
-          dose_asked: bool = False, asker: bool = False) -> tuple[list[str], list[str]]:
+          dose_asked: bool = False, asker: bool = False, no_better: bool = False) -> tuple[list[str], list[str]]:
     """The sentences to keep from one document, and the profile words they matched; `named`: the bigrams
     of the question's content words, which keep items of a long caution list (`shortened_list`);
     `dose_asked`: a dosing section's sentences that state an amount count for the question (`DOSE_AMOUNT`:
     "해열제는 한 번에 얼마나 먹여요?" shares no word with "1일 5회(75 mg/kg)을 초과하여 복용하지 않습니다" and
     got only the label's opening sentence); `asker`: the message names no one and gives the medicine to no one, so
     a dosing section's adult lines answer it where it has some ("이모디움 하루에 몇 번 먹어요?" got "9~12세의 소아는 …",
-    and an English "How many loperamide can I take a day?" a children's maximum cut from its group)."""
+    and an English "How many loperamide can I take a day?" a children's maximum cut from its group); `no_better`: the
+    medicine was taken and did not help (`says_it_did_not_work`), so a caution's line on when to stop and ask
+    (`NO_BETTER_IN_LABEL`) counts as a matched profile word does."""
     candidates = sentences(citation.text)
     if for_child:
         candidates = for_children(candidates)
@@ -217,13 +224,16 @@ def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bo
         if for_adult or any(ADULT_WORDS.search(s) for s in adults):
             candidates = adults
     caution = is_caution(citation)
+    if no_better and caution:   # its lines on when to stop and ask, where it has some
+        candidates = [s for s in candidates if NO_BETTER_IN_LABEL.search(s)] or candidates
     dosing = dose_asked and citation.metadata.get("section_key") == "usage"
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
         hits = [w for w in profile if mentions(w, sent)] if caution else []
         brevity = min(1.0, LONG_SENTENCE / max(len(sent), 1))
         amount = DOSE_WEIGHT if dosing and DOSE_AMOUNT.search(sent) else 0.0
-        scored.append((overlap(query, sent) * brevity + amount + (1.0 if hits else 0.0), i, hits))
+        stop = 1.0 if no_better and caution and NO_BETTER_IN_LABEL.search(sent) else 0.0
+        scored.append((overlap(query, sent) * brevity + amount + stop + (1.0 if hits else 0.0), i, hits))
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
     if not best and candidates:  # retrieved for the question as a whole: its opening still answers
         best = [(0.0, 0, [])]
@@ -357,6 +367,26 @@ def mind_note(labels_follow: bool = False) -> str:
             f"{SAFETY_LINE_KO}{rest}")
 
 
+def _silent_on_stopping(evidence: Sequence[Citation]) -> frozenset[str]:
+    """The products whose cautions found hold no line on when to stop and ask (`NO_BETTER_IN_LABEL`), when another
+    product's do: "타이레놀 먹었는데 두통이 안 나아요" got an acetaminophen tablet's contraindications, which its writer,
+    who has taken it, no longer needs. Empty when no caution found says it (the cautions then answer as they can)."""
+    cautions = [c for c in evidence if is_caution(c)]
+    saying = {c.title for c in cautions if NO_BETTER_IN_LABEL.search(c.text)}
+    return frozenset({c.title for c in cautions} - saying) if saying else frozenset()
+
+
+def no_better_note(stop_quoted: bool = False) -> str:
+    """Said first when a medicine was taken and did not help (`says_it_did_not_work`: "변비약 먹은지 3일째인데 효과가
+    없어요" got a probiotic's uses and dose): more of it, or another medicine on top, is not the answer; a pharmacist or
+    a doctor is. The label's own line on when to stop follows where the cautions have one. No figure: the labels'
+    numbers of days differ by product; Korean only, as `says_it_did_not_work` reads. It carries the consult line, like `cause_note`, which keeps it past the rule
+    verifier (a paragraph without a citation must carry it)."""
+    below = " 아래는 허가 정보에서 약을 그만 쓰고 상의할 때를 적은 내용입니다." if stop_quoted else ""
+    return (f"쓰신 약이 듣지 않을 때는 양을 늘리거나 다른 약을 더하지 말고 약사나 의사 등 {SAFETY_PHRASE}. 증상이 "
+            f"심해지거나 새 증상이 생기면 진료를 받으세요.{below}")
+
+
 def asks_about_the_mind(post: PostReading | None) -> bool:
     """A long post one of whose questions names a condition of the mind (`names_mind_condition`): 33 of the
     4,986 shared posts, "공황장애일까요?", "화병인가요?", "우울증? 불안증?"."""
@@ -366,13 +396,16 @@ def asks_about_the_mind(post: PostReading | None) -> bool:
 def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool) -> list[str]:
     """What a message asks that no label answers, said before the labels: a long post's questions for a
     doctor (`care_note`), a short question's asking only for the cause (`cause_note`), or a short message's
-    signs of depression or anxiety (`mind_note`, `MIN_SIGNS` different ones)."""
+    signs of depression or anxiety (`mind_note`, `MIN_SIGNS` different ones, one beyond the body's), or a medicine taken
+    that did not help (`no_better_note`)."""
     if post is not None and post.long:
         return [care_note(post, labels_follow=labels_follow)] if post.care_questions else []
     if post is not None and post.asks_cause and is_korean(question):
         return [cause_note(question, population, labels_follow=labels_follow)]
-    if is_korean(question) and len(mind_signs(question)) >= MIN_SIGNS:
+    if is_korean(question) and beyond_the_body(question):
         return [mind_note(labels_follow=labels_follow)]
+    if is_korean(question) and says_it_did_not_work(question):
+        return [no_better_note()]
     return []
 
 
@@ -435,6 +468,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     asker = not population and not gives_it_to_someone(question)   # the asker's own dose: an adult's
 
     intent = classify_intent(asked).name  # "얼마나 먹여요": the dose comes first, before what it is for
+    no_better = bool(says_it_did_not_work(read_as))
     # what puts a caution before the section asked for: the person's conditions and states, not a child's being a
     # child ("만 2세 미만의 소아" is in nearly every caution: "어린이 부루펜 시럽 6살 몇 ml 먹여요?" got the whole
     # caution before its dose); the child's age is read against the labels' limits below (`forbidden_for`)
@@ -457,6 +491,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     older = dosed_only_older(evidence, months) if for_child else frozenset()
     dosing = {c.title for c in evidence if c.metadata.get("section_key") == "usage"}
     skip = adult_only | older if older and dosing - older - adult_only else adult_only
+    if no_better:   # taken and no better: a product whose cautions found say nothing of when to stop is left out
+        skip = skip | _silent_on_stopping(evidence)
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
     forbidden = forbidden_for(evidence, months)
@@ -469,7 +505,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         if citation.title in skip or citation.title in forbidden:
             continue
         picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage",
-                                 asker=asker)
+                                 asker=asker, no_better=no_better)
         picked = [s for s in picked if s not in seen]
         if not picked:
             continue
@@ -494,6 +530,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
                      if korean else f"Ask a paediatrician or a pharmacist what suits this child. {SAFETY_LINE_EN}")
             return "\n\n".join([*note, *forbidding, where])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+    # taken and no better: the note says a label's line on when to stop follows only when one is quoted
+    if no_better and note and note[-1] == no_better_note():
+        stop_quoted = any(NO_BETTER_IN_LABEL.search(s) for b in blocks if is_caution(b.citation) for s in b.picked)
+        note = [*note[:-1], no_better_note(stop_quoted)]
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
     if for_child and younger_than_the_labels(read_as, used, months):
         note = [*note, younger_than_the_labels_note(korean, baby="infant" in population or months is None or months < 12)]
