@@ -95,8 +95,8 @@ def test_heat_of_the_skin_is_no_fever() -> None:
     assert "발열" not in named_symptoms("피부에 열이나면서 땀이 차고 가려워요")
     assert "발열" not in named_symptoms("얼굴에 열이 나고 빨개져요")
     # flushing of the face or cheeks (two real posts, 2026-12-02)
-    assert "발열" not in named_symptoms("요즘 얼굴에서 열이나는데 주로 볼에서 열이나요")
-    assert "발열" not in named_symptoms("집에 들어오면 저만 얼굴에서 열이 나요")
+    assert "발열" not in named_symptoms("퇴근하면 얼굴에서 열이 나는데 특히 볼에서 열이나요")
+    assert "발열" not in named_symptoms("밖에 나갔다 오면 얼굴에서 열이 나요")
     assert "발열" in named_symptoms("열이 나고 얼굴이 빨개요")
     assert "발열" in named_symptoms("어제부터 열이 나고 몸살이 있어요")
 
@@ -210,7 +210,7 @@ def test_a_part_of_the_body_that_hurts_is_a_complaint(question: str, pain: bool)
     ("왼쪽 가슴과 팔사이 즉 겨드랑이 위쪽이 너무 아픈데", True),
     ("심장이 두근두근 거리고 토가 나올꺼 같습니다", True),
     ("가슴이 조금 아프기도 하고", True),
-    ("요즘 얼굴에서 열이나는데 주로 볼에서 열이나요 왜 그럴까요?", True),   # heat felt, no fever named (2026-12-02)
+    ("퇴근하고 집에 오면 볼에서 열이 나요 왜 그런가요?", True),   # heat felt, no fever named (2026-12-02)
     ("마음이 아파요", False),               # not a part of the body
     ("등산 가서 경치가 너무 아름다웠어요", False),
     ("장마철에 우산이 필요해요", False),     # 장 inside a word

@@ -100,6 +100,8 @@ def test_lips_are_not_alcohol() -> None:
     ("해열제 먹였는데 열이 안 떨어져요", "안 떨어"),
     ("아이가 감기약 먹었는데 기침이 계속돼요", "계속돼"),
     ("진통제 먹었는데 아직도 아프네요", "아직도 아프"),
+    ("진통제 먹었는데 아직도 머리가 아프네요", "아직도 머리가 아프"),
+    ("수액 맞고 약먹었는데 복통과 두통도 아직 여전합니다", "여전합"),
 ])
 def test_a_medicine_taken_and_no_better(question: str, words: str) -> None:
     """Found as a user (2026-12-01): such a message got the product's uses, which its writer knows; the cautions

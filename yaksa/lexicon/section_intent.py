@@ -126,20 +126,29 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _TAKEN = re.compile(r"(?:먹|먹여|먹이|복용|드시|드셔|발라|바르|써|쓰|뿌리|뿌려|붙이|붙여)\S{0,3}?\s*(?:지|고|도|는데|니까|봤|었|았|했|한\s*지|중)"
                     r"|먹었|먹였|복용했|복용\s*중|썼는데|발랐")
 _NO_BETTER = re.compile(r"(?:효과|약효|차도|변화|소용)\s*(?:가|는|도|이)?\s*(?:전혀\s*|별로\s*|하나도\s*|아무\s*)?(?:없|안\s*(?:나|보|있)|그닥|그다지)"
-                        r"|(?:안|잘\s*안|전혀\s*안)\s*(?:들어|듣|들|낫|나아|나았|좋아|내려|떨어|멈|그쳐|가라앉)|(?:나아지|좋아지|낫|듣|들)지\s*(?:가|를|는|도)?\s*않"
-                        r"|그대로(?:예요|에요|입니다|네요|인데|이|고)"
-                        r"|(?:계속|여전히|아직도?)\s*(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
+                        r"|(?:안|잘\s*안|전혀\s*안)\s*(?:들어|듣|들|낫|나아|나았|내려|떨어|멈|그쳐|가라앉)|(?:나아지|좋아지|낫|듣|들)지\s*(?:가|를|는|도)?\s*않"
+                        r"|그대로(?:예요|에요|입니다|네요|인데|이|고)|여전(?:합|하|해)"
+                        r"|(?:계속|여전히|아직도?)\s*(?:[가-힣]+(?:이|가|은|는)\s+)?(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
 NO_BETTER_IN_LABEL = re.compile(r"(?:좋아지|개선되|나아지|낫)지\s*않|개선(?:이|은)?\s*(?:없|되지)|효과가\s*없|(?:배변|변통)(?:이)?\s*없"
                                 r"|나타나지\s*않을\s*경우|지시\s*없이[^.]{0,40}?이상|(?:지속|계속)(?:되|될)\s*(?:경우|때)")
 
 
+_NOT_TAKEN = re.compile(r"\s*(?:않|안|못|말)")
+# the failure follows the taking closely: in a long post "먹고 토하는 … (300 characters) … 별 차도가" is two stories
+FAILURE_WITHIN = 60   # characters
+
+
 def says_it_did_not_work(question: str) -> str | None:
-    """The words saying a medicine was taken and did not help (`_NO_BETTER` after `_TAKEN`), or None."""
-    taken = _TAKEN.search(question)
-    if taken is None:
-        return None
-    failed = _NO_BETTER.search(question, taken.end())
-    return failed.group(0) if failed else None
+    """The words saying a medicine was taken and did not help (`_NO_BETTER` within `FAILURE_WITHIN` characters
+    after `_TAKEN`; "먹지 않고" takes nothing), or None. 157 of the 4,986 shared posts read so; of a sample of 16 of
+    them 15 tell of a medicine (해열제를 먹여도 차도가 없어, 항생제 일주일째 먹고있는데 … 계속) and one of food (2026-12-02)."""
+    for taken in _TAKEN.finditer(question):
+        if taken.group(0).endswith("지") and _NOT_TAKEN.match(question, taken.end()):
+            continue
+        failed = _NO_BETTER.search(question, taken.end(), taken.end() + FAILURE_WITHIN)
+        if failed:
+            return failed.group(0)
+    return None
 
 
 @dataclass(frozen=True)

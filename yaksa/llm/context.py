@@ -45,7 +45,8 @@ SYSTEM_PROMPT = """You are yaksa, a careful pharmacist assistant. Rules:
 4. Personalise the answer to the user profile and point out contraindications and interactions that apply to it.
 5. Always advise consulting a pharmacist or doctor; end with "전문가와 꼭 상담하세요".
 6. Answer in the language of the question.
-7. If the message shows low mood, worry or anxiety, first say where to get help for it (정신건강의학과; 정신건강위기상담전화 1577-0199)."""
+7. If the message shows low mood, worry or anxiety, first say where to get help for it (정신건강의학과; 정신건강위기상담전화 1577-0199).
+8. If a medicine was taken and did not help, first say not to take more of it or add another and to ask a pharmacist or doctor; then quote the evidence's line on when to stop and ask, if it has one."""
 
 
 @dataclass(frozen=True)

@@ -490,3 +490,24 @@ def test_a_medicine_taken_and_no_better_hears_when_to_stop() -> None:
     assert only_silent.split("\n\n")[0] == no_better_note() and "타스멘정" in only_silent
     # not taken: no note
     assert "양을 늘리거나" not in extractive_answer("두통이 있는데 타이레놀 먹어도 되나요", [stops, silent])
+
+
+def test_a_long_post_on_a_medicine_that_did_not_help_hears_the_note_first() -> None:
+    """A long post asking no doctor's question, that tells of a medicine taken without effect ("감기약계속사먹었는데도
+    안듣네요", a real post's words) opens with the note, then the labels' lines on when to stop; one whose failure is
+    far from any taking ("먹고 토하는 …" then, hundreds of characters on, "별 차도가") is no such post."""
+    from yaksa.extraction.post_reader import read_post
+    from yaksa.lexicon.section_intent import says_it_did_not_work
+    from yaksa.llm.offline.extractive import no_better_note
+
+    stops = Citation(1, "mfds:1:precautions", "drugs", "바스칼캡슐", "주의사항",
+                     "5~6회 복용하여도 증상의 개선이 없을 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오.", 0.9,
+                     {"section_key": "precautions"})
+    post = read_post("2주째 기침과 콧물이 계속 목뒤로 넘어오고 코가 막히면 콧물이 흘러요. 일할 때 너무 불편해요. "
+                     "감기약을 계속 사먹었는데도 안듣네요. 귀도 막힌 것처럼 먹먹해요.")
+    assert post.long and not post.care_questions
+    answer = extractive_answer(post.text, [stops], post=post)
+    assert answer.split("\n\n")[0] == no_better_note(stop_quoted=True)
+    assert "5~6회 복용하여도" in answer and verify_rules(answer, [stops]).verdict == "PASS"
+    assert says_it_did_not_work("어릴 때 먹고 토하는 일이 잦았어요. " + "그 뒤로 여러 해가 지났고 지금은 회사에 다닙니다. " * 3
+                                + "요즘 두통이 있는데 별 차도가 없어요.") is None

@@ -399,7 +399,10 @@ def _opening_note(question: str, post: PostReading | None, population: Sequence[
     signs of depression or anxiety (`mind_note`, `MIN_SIGNS` different ones, one beyond the body's), or a medicine taken
     that did not help (`no_better_note`)."""
     if post is not None and post.long:
-        return [care_note(post, labels_follow=labels_follow)] if post.care_questions else []
+        if post.care_questions:
+            return [care_note(post, labels_follow=labels_follow)]
+        # "해열제를 먹여도 차도가 없어", "약을 먹어도 안 듣고": the labels' lines on when to stop follow
+        return [no_better_note()] if says_it_did_not_work(question) else []
     if post is not None and post.asks_cause and is_korean(question):
         return [cause_note(question, population, labels_follow=labels_follow)]
     if is_korean(question) and beyond_the_body(question):
