@@ -118,6 +118,8 @@ def test_a_medicine_taken_and_no_better(question: str, words: str) -> None:
     "약 먹고 나서 좋아졌어요",
     "두통이 있는데 타이레놀 먹어도 되나요",
     "타이레놀 계속 먹어도 되나요",       # keeps taking it: no failure said
+    "약 먹어보고 안 가라앉으면 다시 오라고 하셨어요",   # a failure only supposed
+    "진통제 먹어도 효과가 없으면 어떻게 하나요?",
 ])
 def test_no_failure_said(question: str) -> None:
     from yaksa.lexicon.section_intent import says_it_did_not_work
