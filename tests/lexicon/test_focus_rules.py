@@ -210,7 +210,7 @@ def test_a_part_of_the_body_that_hurts_is_a_complaint(question: str, pain: bool)
     ("왼쪽 가슴과 팔사이 즉 겨드랑이 위쪽이 너무 아픈데", True),
     ("심장이 두근두근 거리고 토가 나올꺼 같습니다", True),
     ("가슴이 조금 아프기도 하고", True),
-    ("퇴근하고 집에 오면 볼에서 열이 나요 왜 그런가요?", True),   # heat felt, no fever named (2026-12-02)
+    ("퇴근하고 집에 오면 얼굴에서 열이 나요 왜 그런가요?", True),   # heat felt, no fever named (2026-12-02)
     ("마음이 아파요", False),               # not a part of the body
     ("등산 가서 경치가 너무 아름다웠어요", False),
     ("장마철에 우산이 필요해요", False),     # 장 inside a word

@@ -202,7 +202,7 @@ BODY_COMPLAINT = re.compile(
     r"(?:아프|아파|아픈|아플|아팠|통증|답답|두근|찌릿|쑤시|쑤셔|결리|결려|저리|저려|욱신|뻐근|부었|붓고|따갑|따가|가려|가렵"
     r"|쓰리|쓰려|더부룩|메스꺼|울렁|지끈|띵|어지러|어지럽|시리|시려|따끔|뻣뻣|부어|떨려|떨리|막히|막혀|조이|조여|쥐어짜"
     r"|혹|멍울|몽우리|덩어리|염증"
-    # heat felt in a part ("퇴근하고 집에 오면 볼에서 열이 나요 왜 그런가요?", refused once flushing named no fever,
+    # heat felt in a part ("퇴근하고 집에 오면 얼굴에서 열이 나요 왜 그런가요?", refused once flushing named no fever,
     # 2026-12-02): none of the 3,000 shared non-medical questions says it
     r"|화끈|열이\s*(?:나|났|올라|오르)|열감|달아오르)")
 
