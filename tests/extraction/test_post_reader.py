@@ -282,6 +282,10 @@ def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:
     ("이런것도 임파선에 영향이 있나요?", "care"),   # a real post on a child's lymph node got adult acetaminophen doses
     ("약먹어도 효과가 없으면 대학병원가서 심장검사 받아보라는데 그래야 되는건지", "care"),
     ("약을 먹어도 안 나으면 병원 가야 하나요?", "care"),
+    # the failing's words are `says_it_did_not_work`'s (2026-12-02: these were read as medicine questions)
+    ("약 먹어보고 안가라앉으면 엑스레이를 찍자는데 괜찮을까요?", "care"),
+    ("약을 처방받고 이것도 소용이 없으면 다른 병원에 가야 하나요?", "care"),
+    ("약 먹어도 효과가 없을까요?", "medicine"),   # asks about the medicine: no "if"
     ("약을 먹어도 안 나으면 다른 약을 먹어도 되나요?", "medicine"),   # the second medicine is asked about
     ("병원 가기 전에 약 먹어도 되나요?", "medicine"),
     ("겨울방학때 한의원에가볼려고하는게 어느정도 효과가있는지 궁금합니다", "other"),   # a clinic's, not a medicine's

@@ -102,6 +102,9 @@ def test_lips_are_not_alcohol() -> None:
     ("진통제 먹었는데 아직도 아프네요", "아직도 아프"),
     ("진통제 먹었는데 아직도 머리가 아프네요", "아직도 머리가 아프"),
     ("수액 맞고 약먹었는데 복통과 두통도 아직 여전합니다", "여전합"),
+    # 15 of the shared posts said it so and were read as no failure (2026-12-02)
+    ("3일째 약을 복용하고 있는데 호전이 없는것 같습니다", "호전이 없"),
+    ("약을 계속해서 복용중인데도 호전되지 않습니다", "호전되지 않"),
 ])
 def test_a_medicine_taken_and_no_better(question: str, words: str) -> None:
     """Found as a user (2026-12-01): such a message got the product's uses, which its writer knows; the cautions

@@ -30,6 +30,7 @@ from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBER
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
 from yaksa.lexicon.focus import ADULT_AGE, CAREFUL_STATE_WORDS, ELDERLY_AGE
+from yaksa.lexicon.section_intent import FAILURE_WORDS, IF_WORDS
 
 LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
 LONG_POST_SENTENCES = 2
@@ -70,10 +71,8 @@ _MEDICINE = re.compile(
     r"|의약품|치료약"
 )
 # a medicine as the condition for something else: "약먹어도 효과가 없으면", "먹여도 안 나으면"
-_IF_MEDICINE_FAILS = re.compile(
-    r"(?:약|복용|먹어도|먹여도|먹고도)[^.?!,]{0,14}?(?:효과가?\s*없(?:으면|다면|을\s*경우)|안\s*들으면|듣지\s*않으면"
-    r"|안\s*나으면|낫지\s*않으면|안\s*좋아지면|좋아지지\s*않으면|차도가?\s*없으면|호전(?:이|되지)?\s*(?:없으면|않으면|안\s*되면))"
-)
+# (the failing's words are the ones `says_it_did_not_work` reads, after an "if": `FAILURE_WORDS`, `IF_WORDS`)
+_IF_MEDICINE_FAILS = re.compile(rf"(?:약|복용|먹어도|먹여도|먹고도)[^.?!,]{{0,14}}?(?:{FAILURE_WORDS}){IF_WORDS}")
 # what needs a doctor, not a label: the cause, a diagnosis, which department, tests, is it serious
 _CARE = re.compile(
     r"병원|무슨\s*과|어느\s*과|어떤\s*과|몇\s*과|진료|검사|원인|왜|무슨\s*병|어떤\s*병|병인가|병일까|질환|증상인가|증상일까"

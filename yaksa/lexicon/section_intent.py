@@ -125,17 +125,25 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # "효과가 없는 약도 있나요?" asks about no one's medicine.
 _TAKEN = re.compile(r"(?:먹|먹여|먹이|복용|드시|드셔|발라|바르|써|쓰|뿌리|뿌려|붙이|붙여)\S{0,3}?\s*(?:지|고|도|는데|니까|봤|었|았|했|한\s*지|중)"
                     r"|먹었|먹였|복용했|복용\s*중|썼는데|발랐")
-_NO_BETTER = re.compile(r"(?:효과|약효|차도|변화|소용)\s*(?:가|는|도|이)?\s*(?:전혀\s*|별로\s*|하나도\s*|아무\s*)?(?:없|안\s*(?:나|보|있)|그닥|그다지)"
-                        r"|(?:안|잘\s*안|전혀\s*안)\s*(?:들어|듣|들|낫|나아|나았|내려|떨어|멈|그쳐|가라앉)|(?:나아지|좋아지|낫|듣|들)지\s*(?:가|를|는|도)?\s*않"
-                        r"|그대로(?:예요|에요|입니다|네요|인데|이|고)|여전(?:합|하|해)"
-                        r"|(?:계속|여전히|아직도?)\s*(?:[가-힣]+(?:이|가|은|는)\s+)?(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
+# The words of a medicine's failing, told ("효과가 없어요", "안 나아요", "호전이 없고") or supposed ("효과가 없으면", "안
+# 나으면": `_SUPPOSED` after them); read here and by the long-post reader (`post_reader._IF_MEDICINE_FAILS`: a
+# medicine only as the condition for going to a doctor). "안 좋아지" only supposed ("안 좋아지면"): told, "약 먹고 속이
+# 안 좋아졌어요" is a side effect, not a failure
+FAILURE_WORDS = (r"(?:효과|약효|차도|변화|소용|호전)\s*(?:가|는|도|이|은)?\s*(?:전혀\s*|별로\s*|하나도\s*|아무\s*)?(?:없|안\s*(?:나|보|있|되)|그닥|그다지)"
+                 r"|(?:안|잘\s*안|전혀\s*안)\s*(?:들어|듣|들|낫|나아|나았|나으|좋아지(?=면)|내려|떨어|멈|그쳐|가라앉)"
+                 r"|(?:나아지|좋아지|낫|듣|들|호전되)지\s*(?:가|를|는|도)?\s*않"
+                 r"|그대로(?:예요|에요|입니다|네요|인데|이|고)|여전(?:합|하|해)"
+                 r"|(?:계속|여전히|아직도?)\s*(?:[가-힣]+(?:이|가|은|는)\s+)?(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
+_NO_BETTER = re.compile(FAILURE_WORDS)
 NO_BETTER_IN_LABEL = re.compile(r"(?:좋아지|개선되|나아지|낫)지\s*않|개선(?:이|은)?\s*(?:없|되지)|효과가\s*없|(?:배변|변통)(?:이)?\s*없"
                                 r"|나타나지\s*않을\s*경우|지시\s*없이[^.]{0,40}?이상|(?:지속|계속)(?:되|될)\s*(?:경우|때)")
 
 
 _NOT_TAKEN = re.compile(r"\s*(?:않|안|못|말)")
 # a failure only supposed: "약 먹어보고 안가라앉으면 엑스레이를 찍자", "효과가 없으면 오라고"
-_SUPPOSED = re.compile(r"[가-힣]?(?:으면|면|다면|을\s*경우|을\s*때|을까|을지)")
+# ... its "if" ("효과가 없으면 병원에 가라고"), which the long-post reader reads too
+IF_WORDS = r"[가-힣]?(?:으면|면|다면|을\s*경우)"
+_SUPPOSED = re.compile(rf"{IF_WORDS}|[가-힣]?(?:을\s*때|을까|을지)")
 # the failure follows the taking closely: in a long post "먹고 토하는 … (300 characters) … 별 차도가" is two stories
 FAILURE_WITHIN = 60   # characters
 

@@ -224,15 +224,17 @@ def _pick(citation: Citation, query: set[str], profile: list[str], for_child: bo
         if for_adult or any(ADULT_WORDS.search(s) for s in adults):
             candidates = adults
     caution = is_caution(citation)
-    if no_better and caution:   # its lines on when to stop and ask, where it has some
-        candidates = [s for s in candidates if NO_BETTER_IN_LABEL.search(s)] or candidates
+    # its lines on when to stop and ask, where it has some: each of them qualifies (`stop`), the question's words
+    # order them
+    stop_lines = [s for s in candidates if NO_BETTER_IN_LABEL.search(s)] if no_better and caution else []
+    candidates = stop_lines or candidates
+    stop = 1.0 if stop_lines else 0.0
     dosing = dose_asked and citation.metadata.get("section_key") == "usage"
     scored: list[tuple[float, int, list[str]]] = []
     for i, sent in enumerate(candidates):
         hits = [w for w in profile if mentions(w, sent)] if caution else []
         brevity = min(1.0, LONG_SENTENCE / max(len(sent), 1))
         amount = DOSE_WEIGHT if dosing and DOSE_AMOUNT.search(sent) else 0.0
-        stop = 1.0 if no_better and caution and NO_BETTER_IN_LABEL.search(sent) else 0.0
         scored.append((overlap(query, sent) * brevity + amount + stop + (1.0 if hits else 0.0), i, hits))
     best = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:MAX_SENTENCES_PER_DOC]
     if not best and candidates:  # retrieved for the question as a whole: its opening still answers
@@ -393,23 +395,26 @@ def asks_about_the_mind(post: PostReading | None) -> bool:
     return post is not None and post.long and any(names_mind_condition(q.text) for q in post.questions)
 
 
-def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool) -> list[str]:
+def _opening_note(question: str, post: PostReading | None, population: Sequence[str], labels_follow: bool,
+                  told_no_better: bool) -> tuple[list[str], bool]:
     """What a message asks that no label answers, said before the labels: a long post's questions for a
     doctor (`care_note`), a short question's asking only for the cause (`cause_note`), or a short message's
     signs of depression or anxiety (`mind_note`, `MIN_SIGNS` different ones, one beyond the body's), or a medicine taken
-    that did not help (`no_better_note`)."""
+    that did not help (`no_better_note`; `told_no_better`: `says_it_did_not_work(question)`, read once per answer).
+    The flag returned says the note is the no-better one, whose line on the labels' stop lines is settled once the
+    quoted sentences are known."""
     if post is not None and post.long:
         if post.care_questions:
-            return [care_note(post, labels_follow=labels_follow)]
+            return [care_note(post, labels_follow=labels_follow)], False
         # "해열제를 먹여도 차도가 없어", "약을 먹어도 안 듣고": the labels' lines on when to stop follow
-        return [no_better_note()] if says_it_did_not_work(question) else []
+        return ([no_better_note()], True) if told_no_better else ([], False)
     if post is not None and post.asks_cause and is_korean(question):
-        return [cause_note(question, population, labels_follow=labels_follow)]
+        return [cause_note(question, population, labels_follow=labels_follow)], False
     if is_korean(question) and beyond_the_body(question):
-        return [mind_note(labels_follow=labels_follow)]
-    if is_korean(question) and says_it_did_not_work(question):
-        return [no_better_note()]
-    return []
+        return [mind_note(labels_follow=labels_follow)], False
+    if is_korean(question) and told_no_better:
+        return [no_better_note()], True
+    return [], False
 
 
 # the words a child's population puts in the profile (`population_profile_words`, `with_aliases`)
@@ -452,10 +457,12 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     long_post = post is not None and post.long
     read_as = label_reading(question, evidence)
     population = answer_population(read_as, post, profile_summary, remembered)
+    told_no_better = bool(says_it_did_not_work(question))
     if not evidence:
-        note = _opening_note(question, post, population, labels_follow=False)
+        note, _ = _opening_note(question, post, population, labels_follow=False, told_no_better=told_no_better)
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
-    note = _opening_note(question, post, population, labels_follow=True)
+    note, note_is_no_better = _opening_note(question, post, population, labels_follow=True,
+                                            told_no_better=told_no_better)
     asked = post.search_query() if long_post else read_as   # its questions and key facts, not the story
     query = grams(asked)
     named = grams(" ".join(terms(asked)))   # its content words only: what a caution list's items may match
@@ -471,7 +478,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     asker = not population and not gives_it_to_someone(question)   # the asker's own dose: an adult's
 
     intent = classify_intent(asked).name  # "얼마나 먹여요": the dose comes first, before what it is for
-    no_better = bool(says_it_did_not_work(read_as))
+    no_better = told_no_better if read_as == question else bool(says_it_did_not_work(read_as))
     # what puts a caution before the section asked for: the person's conditions and states, not a child's being a
     # child ("만 2세 미만의 소아" is in nearly every caution: "어린이 부루펜 시럽 6살 몇 ml 먹여요?" got the whole
     # caution before its dose); the child's age is read against the labels' limits below (`forbidden_for`)
@@ -522,7 +529,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     # the cautions that name the person's condition first, though their section came later (stable)
     paragraphs = [b.render(korean) for b in sorted(blocks, key=lambda b: not any(w in leading for w in b.matched))]
     if not paragraphs:  # every sentence was for adults, and the question is about a child
-        note = _opening_note(question, post, population, labels_follow=False)   # no label follows after all
+        note, _ = _opening_note(question, post, population, labels_follow=False,   # no label follows after all
+                                told_no_better=told_no_better)
         adult = adult_only - forbidden.keys()
         if adult:   # it carries the consult line itself
             dosing = [c.n for c in evidence if c.title in adult and c.metadata.get("section_key") == "usage"]
@@ -534,7 +542,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
             return "\n\n".join([*note, *forbidding, where])
         return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     # taken and no better: the note says a label's line on when to stop follows only when one is quoted
-    if no_better and note and note[-1] == no_better_note():
+    if note_is_no_better:
         stop_quoted = any(NO_BETTER_IN_LABEL.search(s) for b in blocks if is_caution(b.citation) for s in b.picked)
         note = [*note[:-1], no_better_note(stop_quoted)]
     # a baby younger than every quoted dose hears so before the doses (`youngest_dose`)
