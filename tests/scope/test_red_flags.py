@@ -490,6 +490,10 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("계단을 오를 때 가슴이 뻐근하게 아파요", "chest_pain_exertion"),
     ("빨리 걸으면 가슴 가운데가 묵직하게 눌리는 느낌이 나요", "chest_pain_exertion"),
     ("I get chest tightness when I exercise and it goes away when I rest", "chest_pain_exertion"),
+    # heartburn's words with effort (two real posts, written again: on climbing, and "반드시" with exercise)
+    ("등산을 하면 가슴이 쓰리고 쉬면 괜찮아져요", "chest_burning_exertion"),
+    ("운동이나 활동이 있을때 가슴쓰림이 나타나요", "chest_burning_exertion"),
+    ("I get heartburn while walking uphill", "chest_burning_exertion"),
     ("임신 20주인데 두통이 심해요. 타이레놀 먹어도 되나요?", "pregnancy_pre_eclampsia"),
     ("임신 32주인데 눈앞이 번쩍거리고 머리가 아파요", "pregnancy_pre_eclampsia"),
     ("I'm 30 weeks pregnant with a severe headache", "pregnancy_pre_eclampsia"),
@@ -537,6 +541,8 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "운동 끝나고 가슴 근육이 아파요",                     # after the effort: a strained muscle
     "헬스하고 다음날 가슴이 뻐근해요",
     "운동할 때 숨이 차는 건 정상인가요?",                 # no chest pain
+    "밥 먹고 누우면 가슴이 쓰려요",                       # heartburn at rest: no effort
+    "운동 끝나고 술 마셨더니 가슴이 쓰려요",                # after the effort
     "숨을 들이마시면 가슴이 시원해져요",
     "신장내과 다니는데 부종은 심해지지 않았어요",          # negated
     "짜게 먹고 잤더니 얼굴이 부었어요",                    # no kidney or heart disease
@@ -551,6 +557,14 @@ def test_a_formal_ending_run_into_the_next_sentence_ends_the_clause() -> None:
     text = "이유없이 머리가너무아픕니다열이나는건아니고 고개를숙일때 심해요"
     assert rule_of(text) == "headache_posture_or_strain"
     assert rule_of("머리가 아픈 건 아니고 고개를 숙일 때 목이 아파요") is None
+
+
+def test_asking_whether_it_is_normal_denies_nothing() -> None:
+    """"운동시 숨이 가쁘면 가슴이 따가게 아픈 정상은" (a real post, 2026-12-02): its "정상" read as a finding said normal
+    denied both the pain and the breathlessness; a finding said normal still denies."""
+    assert rule_of("운동할 때 숨이 가쁘면 가슴이 따갑게 아픈데 정상인가요?") == "chest_pain_red"
+    assert rule_of("운동시 숨이 가쁘면 가슴이 따가게 아픈 정상은") == "chest_pain_red"
+    assert rule_of("가슴 통증은 검사해 보니 정상이래요. 숨이 차요") is None
 
 
 def test_a_more_urgent_rule_wins_over_see_a_doctor_soon() -> None:

@@ -438,7 +438,10 @@ _CLAUSE_END = re.compile(r"[.?!\n;,~]|(?<=[가-힣])(?:고|며|면서|는데|은
 # what says the term is absent
 _NEG_KO = re.compile(
     r"없|않|아니|아닌|아녜|안\s?(?:나|났|남|납|와|왔|오|올|보|들|쉬|차|해|했|함|아프|아파|생기|생겼|느껴|느낀|붓|부어|부었"
-    r"|비치|섞|묻|있|뛰|저리|저려)|못\s?느끼|정상|업(?:고|어|음|슴|습|다|는)")
+    r"|비치|섞|묻|있|뛰|저리|저려)|못\s?느끼|업(?:고|어|음|슴|습|다|는)"
+    # a finding said normal ("검사는 정상"), not a question whether it is ("운동시 숨이 가쁘면 가슴이 따가게 아픈 정상은",
+    # a real post of chest pain with breathlessness on effort, got no advice, 2026-12-02)
+    r"|정상(?!\s?(?:인가|일까|인지|입니까|인\s?(?:건|거|걸)|이에요\s?\?|이야\s?\?|은\s?(?:\?|$)|일\s?수|범위))")
 # what says it persists (checked first): "열이 안 떨어져요", "열이 내리지 않아요", "없어지지 않아요", or comes
 # and goes ("열이 났다 안났다 해요": its "안났" is no "no fever")
 _PERSIST_KO = re.compile(
