@@ -286,6 +286,14 @@ def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:
     ("약 먹어보고 안가라앉으면 엑스레이를 찍자는데 괜찮을까요?", "care"),
     ("약을 처방받고 이것도 소용이 없으면 다른 병원에 가야 하나요?", "care"),
     ("약 먹어도 효과가 없을까요?", "medicine"),   # asks about the medicine: no "if"
+    # a disease's name or the reason asked is a doctor's question (2026-12-02: 33 questions of the shared posts
+    # were read as other or medicine questions)
+    ("연고를 발라도 따가운데 어떤 병명인가요!", "care"),
+    ("이런 증상이 나타나는 이유는 무엇입니까?", "care"),
+    ("코가 한쪽만 막히는 이유가 뭘까요?", "care"),
+    ("진통제를 먹었는데도 통증이 안 가시는데 무슨 병일까요?", "care"),
+    ("뚜렷한 병명이 아니라면 어떤 약을 먹어야 하나요?", "medicine"),   # the medicine is asked
+    ("무슨 질병이 있어서 그런 건 아니고 이 약 먹어도 되나요?", "medicine"),
     ("약을 먹어도 안 나으면 다른 약을 먹어도 되나요?", "medicine"),   # the second medicine is asked about
     ("병원 가기 전에 약 먹어도 되나요?", "medicine"),
     ("겨울방학때 한의원에가볼려고하는게 어느정도 효과가있는지 궁금합니다", "other"),   # a clinic's, not a medicine's

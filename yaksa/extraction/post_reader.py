@@ -73,6 +73,10 @@ _MEDICINE = re.compile(
 # a medicine as the condition for something else: "약먹어도 효과가 없으면", "먹여도 안 나으면"
 # (the failing's words are the ones `says_it_did_not_work` reads, after an "if": `FAILURE_WORDS`, `IF_WORDS`)
 _IF_MEDICINE_FAILS = re.compile(rf"(?:약|복용|먹어도|먹여도|먹고도)[^.?!,]{{0,14}}?(?:{FAILURE_WORDS}){IF_WORDS}")
+# a disease's name asked ("어떤 병명인가요!", "병명이 궁금합니다"): a diagnosis, whatever medicine the sentence tells of
+# having used ("연고를 발라도 따가운데 어떤 병명인가요?" was read as a question on the ointment)
+# ("뚜렷한 병명이 아니라 어떤 약을 먹어야할찌도" asks for a medicine; "무슨 질병이 있어서 그런건 아니구요" tells)
+_DIAGNOSIS_ASKED = re.compile(r"병명(?!이?\s*(?:아니|없))|(?:무슨|어떤)\s*(?:병|질환|질병)(?:인|일|이\s*(?:있(?:나|는|을)|의심)|을\s*의심)")
 # what needs a doctor, not a label: the cause, a diagnosis, which department, tests, is it serious
 _CARE = re.compile(
     r"병원|무슨\s*과|어느\s*과|어떤\s*과|몇\s*과|진료|검사|원인|왜|무슨\s*병|어떤\s*병|병인가|병일까|질환|증상인가|증상일까"
@@ -93,6 +97,9 @@ _CARE = re.compile(
     r"|문제(?:일까|인가|인지|일\s*수|가[^.?!]{0,20}?아니)|걱정\s*(?:안\s*해도|할\s*필요|하지\s*않아도)|필요\s*없는\s*(?:거|건)"
     r"|(?:때문|(?<![가-힣])탓)(?:인가(?!\s*싶)|인\s*(?:건|걸|거)|일\s*(?:수도|까(?!\s*[봐바])|지)|이\s*아닐"
     r"|인지\s*(?=$|[?.!~ㅠㅜ]|궁금|모르|알)|에[^.?!,]{0,30}?(?:건가|걸까|인가|일까|는지|은지|수도|나요|까요))"
+    # the reason asked: "이런 증상이 나타나는 이유는 무엇입니까", "이유가 뭘까요"
+    r"|이유(?:가|는|이|를)?\s*(?:뭘|뭔|뭐|무엇|머|궁금|알\s*수|있을|있나)"
+    r"|" + _DIAGNOSIS_ASKED.pattern
 )
 
 # --- who the post is about -----------------------------------------------------------------------
@@ -428,6 +435,8 @@ def question_kind(sentence: str, linker: Linker | None = None) -> str:
     그래야 되는건지") asks about the care, not the medicine."""
     if linker is not None and linker(sentence).mentions:
         return "medicine"
+    if _DIAGNOSIS_ASKED.search(sentence):
+        return "care"
     if _MEDICINE.search(_IF_MEDICINE_FAILS.sub(" ", sentence)):
         return "medicine"
     return "care" if _CARE.search(sentence) else "other"
