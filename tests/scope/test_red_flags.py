@@ -494,6 +494,8 @@ def test_figures_on_the_labelled_posts(posts: dict[str, dict], capsys: pytest.Ca
     ("등산을 하면 가슴이 쓰리고 쉬면 괜찮아져요", "chest_burning_exertion"),
     ("운동이나 활동이 있을때 가슴쓰림이 나타나요", "chest_burning_exertion"),
     ("I get heartburn while walking uphill", "chest_burning_exertion"),
+    ("My chest feels tight when I walk uphill", "chest_pain_exertion"),     # the verb's plain form
+    ("I get a pressure in my chest if I climb the stairs", "chest_pain_exertion"),
     ("임신 20주인데 두통이 심해요. 타이레놀 먹어도 되나요?", "pregnancy_pre_eclampsia"),
     ("임신 32주인데 눈앞이 번쩍거리고 머리가 아파요", "pregnancy_pre_eclampsia"),
     ("I'm 30 weeks pregnant with a severe headache", "pregnancy_pre_eclampsia"),
@@ -547,6 +549,7 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "신장내과 다니는데 부종은 심해지지 않았어요",          # negated
     "짜게 먹고 잤더니 얼굴이 부었어요",                    # no kidney or heart disease
     "신장 180에 몸무게 80인데 다리가 많이 부었어요",        # 신장 is the height here
+    "My chest hurts when I run out of my heartburn pills",   # running out is no effort
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None
