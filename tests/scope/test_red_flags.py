@@ -189,6 +189,13 @@ def test_every_closing_has_its_words_and_the_table_uses_them() -> None:
     ("I swallowed bleach", "poison_swallowed"),
     ("뱀에 물렸어요", "snake_bite"), ("I was bitten by a snake", "snake_bite"),
     ("강아지한테 물렸어요", "animal_bite"), ("고양이한테 긁혔는데 괜찮을까요", "animal_bite"), ("my dog bit me", "animal_bite"),
+    # a wound that looks infected (a real post's 68-year-old, stitches that were hot and weeping pus, asked only
+    # how long healing takes), and a tick bite followed by fever (another asked only why), written again
+    ("할아버지 손가락 꿰맨 부위에서 고름이 나오고 열감이 있어요", "wound_infected"),
+    ("수술 부위가 빨갛게 부어오르고 뜨거워요", "wound_infected"),
+    ("My stitches are red and swollen and there is pus", "wound_infected"),
+    ("산책하다 진드기 같은 것에 다리를 물린 뒤 열이 나요", "tick_bite_fever"),
+    ("I was bitten by a tick last week and now I have a fever", "tick_bite_fever"),
 ])
 def test_each_rule_is_recognised(text: str, rule: str) -> None:
     assert rule_of(text) == rule
@@ -297,6 +304,8 @@ def test_a_case_already_in_care_written_as_an_exam_raises_no_flag() -> None:
     assert red_flag("58세 남자인데 갑자기 숨이 차고 왼쪽 가슴이 아프고 식은땀이 나요").rule_id == "chest_pain_red"
     assert red_flag("아버지(70세 남자)가 가슴이 아프고 식은땀을 흘려서 응급실에 왔어요. 진단은?") is not None
     assert red_flag(vignette.replace(" 진단은?", "")) is not None     # no exam question: not read as one
+    # operated on in the past tense is in care too (three shared exam stems: a wound on day 7, delirium after surgery)
+    assert red_flag("25세 남자가 탈장 수술을 받았다. 7일째 수술부위에 열감이 느껴졌고 고름이 나왔다. 치료는?") is None
 
 
 def test_crisis_messages_stay_with_the_crisis_stage() -> None:
@@ -550,6 +559,10 @@ def test_lasting_symptoms_and_alarm_features_are_sent_to_a_doctor(text: str, rul
     "짜게 먹고 잤더니 얼굴이 부었어요",                    # no kidney or heart disease
     "신장 180에 몸무게 80인데 다리가 많이 부었어요",        # 신장 is the height here
     "My chest hurts when I run out of my heartburn pills",   # running out is no effort
+    "여드름 짠 상처에 고름이 차요",                        # a pimple's pus
+    "뜨거운 물에 데인 상처에 어떤 연고를 발라요?",            # the water was hot, not the wound
+    "상처에 연고를 발랐는데 고름은 없어요",                  # negated
+    "진드기에 물렸는데 열은 없어요",                         # no fever yet
 ])
 def test_the_see_a_doctor_rules_stay_quiet_where_they_do_not_apply(text: str) -> None:
     assert rule_of(text) is None
