@@ -279,6 +279,8 @@ def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:
     ("약사님 이거 무슨 병일까요?", "care"),
     ("약국에서 파는 연고 발라도 될까요?", "medicine"),
     ("만약 병원을 간다면 어느 과로 가야 하나요?", "care"),   # 만약 is "if"
+    ("강약만 다르게 계속 아프면 병원에 가봐야 할까요?", "care"),   # 강약 is the pain's strength
+    ("병원 예약은 했는데 그 전에 가봐도 되나요?", "care"),          # 예약 is a booking
     ("이런것도 임파선에 영향이 있나요?", "care"),   # a real post on a child's lymph node got adult acetaminophen doses
     ("약먹어도 효과가 없으면 대학병원가서 심장검사 받아보라는데 그래야 되는건지", "care"),
     ("약을 먹어도 안 나으면 병원 가야 하나요?", "care"),
