@@ -35,7 +35,7 @@ def test_korean_answer_copies_cited_sentences_verbatim(tylenol: list[Citation]) 
 def test_profile_cautions_come_first_and_are_flagged(tylenol: list[Citation]) -> None:
     answer = extractive_answer("타이레놀 먹어도 되나요?", tylenol, profile_summary="75세 남성, 당뇨병")
     first = answer.split("\n\n")[0]
-    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (주의사항) — 회원님 정보(")
+    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (주의사항) — 말씀하신 정보(")
     assert "고령자, 간장애 환자, 당뇨병 환자는 이 약을 복용하기 전에 의사 또는 약사와 상의하십시오." in first
     assert first.endswith("[문서 3]") and "당뇨병" in first.split(":")[0]
     assert verify_rules(answer, tylenol).verdict == "PASS"
@@ -46,7 +46,7 @@ def test_a_caution_on_nothing_of_the_profile_does_not_lead(tylenol: list[Citatio
     with a caution section that named nothing of hers; a caution leads only when it speaks of the person."""
     answer = extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol, profile_summary="29세 여성. 증상: 몸살")
     first = answer.split("\n\n")[0]
-    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (용법용량)") and "회원님 정보" not in answer
+    assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (용법용량)") and "말씀하신 정보" not in answer
     assert answer == extractive_answer("타이레놀은 하루에 몇 번 먹어요?", tylenol)
 
 
@@ -202,7 +202,7 @@ def test_a_short_question_that_names_its_person_gets_that_persons_cautions_first
                 cite(2, "precautions", "주의사항", "이 약을 복용하기 전에 간장애 환자, 임부 또는 수유부는 의사 또는 약사와 상의하십시오.")]
     pregnant = extractive_answer("임신 20주인데 두통이 있어요. 세리콘정 먹어도 되나요?", evidence)
     assert pregnant.index("[문서 2]") < pregnant.index("[문서 1]") and "관련된 주의" in pregnant
-    assert "회원님 정보(임부)" in pregnant
+    assert "말씀하신 정보(임부)" in pregnant
     anyone = extractive_answer("두통이 있어요. 세리콘정은 어디에 쓰는 약이에요?", evidence)
     assert anyone.index("[문서 1]") < anyone.index("[문서 2]") and "관련된 주의" not in anyone
 
@@ -271,7 +271,7 @@ def test_a_condition_named_in_a_short_question_flags_the_cautions_that_name_it()
     evidence = [cite(1, "efficacy", "효능효과", "이 약은 코감기에 의한 콧물, 코막힘에 사용합니다."),
                 cite(2, "precautions", "주의사항", "이 약을 복용하기 전에 고혈압, 당뇨병 환자는 의사 또는 약사와 상의하십시오.")]
     answer = extractive_answer("고혈압이 있는데 코감기약 먹어도 돼요?", evidence)
-    assert answer.index("[문서 2]") < answer.index("[문서 1]") and "회원님 정보(" in answer and "고혈압" in answer
+    assert answer.index("[문서 2]") < answer.index("[문서 1]") and "말씀하신 정보(" in answer and "고혈압" in answer
     plain = extractive_answer("코감기약 어디에 써요?", evidence)
     assert "관련된 주의" not in plain
 
@@ -372,7 +372,7 @@ def test_a_pregnant_users_dose_answer_says_its_quotes_speak_not_of_pregnancy() -
     assert closing.endswith("전문가와 꼭 상담하세요.") and verify_rules(dose, [usage]).verdict == "PASS"
     assert "1회 1~2정" in dose   # the dose is still quoted, from the label
     quoted = extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage, caution], profile_summary="임신 중.")
-    assert "임신 중이라고 하셨는데" not in quoted and "회원님 정보(임부" in quoted
+    assert "임신 중이라고 하셨는데" not in quoted and "말씀하신 정보(임부" in quoted
     assert "하셨는데" not in extractive_answer("세리콘정은 하루에 몇 번까지 돼요?", [usage])
     english = extractive_answer("How many times a day can I take it?", [usage], profile_summary="임신 중.")
     assert "You said you are pregnant" in english

@@ -64,7 +64,8 @@ def _standin(product_ingredients: list[str], medication_ingredients: Sequence[st
 def _caution(product: str, med: str, ingredient: str, n: int) -> str:
     what = (f"{ingredient}{'이' if has_final(ingredient) else '가'}" if _compact(med) == _compact(ingredient)
             else f"{med}의 성분({ingredient})이")
-    return (f"주의: {product}에는 회원님이 복용 중인 {what} 들어 있어, 함께 먹으면 같은 성분을 겹쳐 먹게 됩니다. "
+    # "복용 중이라고 하신", not "회원님이": the medicines may be a parent's the asker wrote about
+    return (f"주의: {product}에는 복용 중이라고 하신 {what} 들어 있어, 함께 먹으면 같은 성분을 겹쳐 먹게 됩니다. "
             f"약사와 상의하세요. [문서 {n}]")
 
 

@@ -275,7 +275,8 @@ def _paragraph(citation: Citation, picked: list[str], matched: list[str], korean
     label = f"{citation.title} ({citation.section})" if citation.section else citation.title
     if matched:
         who = ", ".join(matched)
-        label += f" — 회원님 정보({who})와 관련된 주의" if korean else f" — relevant to your profile ({who})"
+        # "말씀하신", not "회원님": the profile may be a parent's or a child's the asker wrote about ("68세 아버지가")
+        label += f" — 말씀하신 정보({who})와 관련된 주의" if korean else f" — relevant to what you told us ({who})"
     return f"{label}: {' '.join(picked)} [문서 {citation.n}]"
 
 
