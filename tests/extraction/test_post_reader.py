@@ -176,6 +176,23 @@ def test_questions_only_a_doctor_can_answer() -> None:
     assert "허가 정보로 답할 수 없는 질문" in reading.facts()
 
 
+def test_a_medicine_question_and_a_doctors_joined_in_one_sentence_are_two() -> None:
+    """"…바꿔서 먹어도 되는지 궁금하고, 계속 이러면 어떤 병명인지 무슨 과에 …": read whole, the doctor's question was
+    lost under the medicine's (found as a user, 2026-12-02); two questions of one kind stay one sentence."""
+    post = read_post("35살 여자입니다. 2주째 오후마다 머리가 아파요. 타이레놀을 먹어도 효과가 없어요. 이부프로펜으로 바꿔서 "
+                     "먹어도 되는지 궁금하고, 계속 이러면 어떤 병명인지 무슨 과에 가봐야 하는지도 알려주세요.")
+    assert [q.kind for q in post.questions] == ["medicine", "care"]
+    assert post.questions[1].text.startswith("계속 이러면")
+    both_care = read_post("3주째 기침이 계속됩니다. 밤에 더 심해요. 원인이 궁금하고 병원 어느 과를 가봐야할지 궁금합니다.")
+    assert [(q.kind, q.text[:6]) for q in both_care.questions] == [("care", "원인이 궁금")]
+
+
+def test_a_medicine_that_did_not_help_was_tried() -> None:
+    """"해열제를 먹여도 차도가 없어요" tells of a medicine taken: the care note says it was tried (6 shared posts)."""
+    assert read_post("4살 아이가 어제부터 열이 나요. 해열제를 먹여도 차도가 없어요. 병원에 가야 할까요?").tried == ("해열제",)
+    assert read_post("4살 아이가 어제부터 열이 나요. 해열제를 먹여도 차도가 없을까요? 병원에 가야 할까요?").tried == ()
+
+
 def test_whether_it_goes_with_a_disease_is_a_doctors_question() -> None:
     """A real post (recurring fever in ankylosing spondylitis, "연관이 있나요? … 내과로그냥가면 될런지") got
     antipyretics' uses and doses; written again here, shorter."""

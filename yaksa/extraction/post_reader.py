@@ -30,7 +30,7 @@ from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBER
 from yaksa.extraction.slots import SlotItem
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
 from yaksa.lexicon.focus import ADULT_AGE, CAREFUL_STATE_WORDS, ELDERLY_AGE
-from yaksa.lexicon.section_intent import FAILURE_WORDS, IF_WORDS
+from yaksa.lexicon.section_intent import FAILURE_WORDS, IF_WORDS, says_it_did_not_work
 
 LONG_POST_CHARS = 150        # longer than this, or more sentences than LONG_POST_SENTENCES: a post
 LONG_POST_SENTENCES = 2
@@ -499,11 +499,29 @@ def _describes(sentence: str) -> bool:
             and not _ASKING_WORD.search(s[-_ASKING_REACH:]))
 
 
+# two questions joined in one sentence: "이부프로펜으로 바꿔서 먹어도 되는지 궁금하고, 계속 이러면 어떤 병명인지 무슨 과에
+# 가봐야 하는지도 알려주세요" asks a medicine's question and a doctor's; read whole, it was one medicine question and the
+# doctor's went unanswered. Split at a comma after a joining 고/며, or after "궁금하고", when each part asks and the
+# parts ask both a medicine's question and a doctor's (other joined questions are read whole, as before).
+_JOINED_QUESTIONS = re.compile(r"(?<=[고며]),\s*|(?<=궁금하고|궁금하며)\s+")
+
+
+def _asked(sentence: str, linker: Linker | None) -> list[Question]:
+    """The sentence's questions: one per part when it joins a medicine question and a care question
+    (`_JOINED_QUESTIONS`), else the sentence as one."""
+    parts = [p.strip() for p in _JOINED_QUESTIONS.split(sentence) if p.strip()]
+    if len(parts) > 1 and all(_asks(p) for p in parts):
+        split = [Question(p, question_kind(p, linker)) for p in parts]
+        if {"medicine", "care"} <= {q.kind for q in split}:
+            return split
+    return [Question(sentence, question_kind(sentence, linker))]
+
+
 def _questions(sentences: Sequence[str], linker: Linker | None) -> tuple[Question, ...]:
     found = []
     for s in sentences:
         if _asks(s) and not _CLOSING.match(s.strip()) and not _describes(s):
-            found.append(Question(s, question_kind(s, linker)))
+            found.extend(_asked(s, linker))
     return tuple(found)
 
 
@@ -782,10 +800,13 @@ def _symptoms(sentences: Sequence[str], named: Callable[[str], tuple[str, ...]])
 
 def _tried(sentences: Sequence[str], mentions: Sequence[str]) -> tuple[str, ...]:
     """Medicines and remedies the post says were already taken or used: a drug it names in a sentence
-    that says so, or a "…약/…제/…시럽" word before 먹였/먹었/발랐 …; a question is no report."""
+    that says so, or a "…약/…제/…시럽" word before 먹였/먹었/발랐 …; a question is no report. A sentence telling
+    that a medicine did not help says it was taken ("요즘은 타이레놀을 먹어도 효과가 없어요": `says_it_did_not_work`)."""
     found: list[str] = []
     for s in sentences:
-        if not _TRIED.search(s) or (_QUESTION.search(s) and re.search(r"(?:먹어도|먹여도|발라도|써도)", s)):
+        told_no_better = says_it_did_not_work(s) is not None
+        if (not _TRIED.search(s) and not told_no_better) or (
+                not told_no_better and _QUESTION.search(s) and re.search(r"(?:먹어도|먹여도|발라도|써도)", s)):
             continue
         found.extend(m for m in mentions if m in s)
         found.extend(m.group("w") for m in _TRIED_THING.finditer(s))

@@ -151,7 +151,8 @@ FAILURE_WITHIN = 60   # characters
 def says_it_did_not_work(question: str) -> str | None:
     """The words saying a medicine was taken and did not help (`_NO_BETTER` within `FAILURE_WITHIN` characters
     after `_TAKEN`; "먹지 않고" takes nothing, "안 가라앉으면" supposes), or None. 152 of the 4,986 shared posts read so; of a sample of 16 of
-    them 15 tell of a medicine (해열제를 먹여도 차도가 없어, 항생제 일주일째 먹고있는데 … 계속) and one of food (2026-12-02)."""
+    them 15 tell of a medicine (해열제를 먹여도 차도가 없어, 항생제 일주일째 먹고있는데 … 계속) and one of food (2026-12-02;
+    167 once "호전이 없어요" and "안 좋아지면" were read, the same day)."""
     for taken in _TAKEN.finditer(question):
         if taken.group(0).endswith("지") and _NOT_TAKEN.match(question, taken.end()):
             continue
