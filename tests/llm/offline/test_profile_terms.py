@@ -6,7 +6,13 @@ from yaksa.text.lexical import mentions
 
 def test_profile_terms_add_elderly_label_word_for_age() -> None:
     assert profile_terms("75세, 당뇨병") == ["당뇨병", "고령자"]
-    assert profile_terms("30세 여성, 임신 중") == ["여성", "임신"]
+    assert profile_terms("30세 여성, 임신 중") == ["임신"]       # a sex alone is no caution term
+
+
+def test_a_womans_profile_does_not_put_the_pregnancy_caution_first() -> None:
+    """"임신하고 있을 가능성이 있는 여성" named her sex only: a 35-year-old woman's ointment question had it first."""
+    assert profile_terms("35세 여성.") == []
+    assert profile_terms("35세 남성. 질환: 고혈압.") == ["고혈압"]
     assert profile_terms("") == []
 
 

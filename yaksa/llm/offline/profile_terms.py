@@ -33,6 +33,9 @@ _ALIASES: dict[str, tuple[str, ...]] = {
 # medicine, not a caution for them (a side-effect list naming 두통 is no warning for a headache).
 _SYMPTOMS = re.compile(r"증상:[^.]*\.?")
 _LABEL_WORDS = frozenset({"질환", "복용", "증상", "최근", "검사", "결과", "방금", "시간", *PERSON_LABELS.values()})
+# a sex alone is no caution: "여성" matched the labels' "임신하고 있을 가능성이 있는 여성", and a 35-year-old woman asking
+# about an ointment had its pregnancy caution quoted first, headed as about her (2026-12-02)
+_SEX_WORDS = frozenset({"여성", "남성", "여자", "남자", "female", "male", "woman", "man"})
 # generic heads of compound condition names: alone they match any label's "의식장애" or "시각장애", so the
 # whole name is the term ("공황장애", "간장애")
 _GENERIC_HEADS = ("장애", "증후군")
@@ -43,10 +46,11 @@ _DIRECTED = re.compile(r"[고저](?:혈압|혈당|지혈증)")
 
 
 def profile_terms(summary: str) -> list[str]:
-    """Content words of a profile summary (its labels and current symptoms left out), plus "고령자"
+    """Content words of a profile summary (its labels, current symptoms and a sex alone left out), plus "고령자"
     when it states an age of 65 or more."""
     facts = _SYMPTOMS.sub(" ", summary)
-    found = [t for t in terms(facts) if t not in _LABEL_WORDS and t not in _GENERIC_HEADS] if facts.strip() else []
+    found = [t for t in terms(facts) if t not in _LABEL_WORDS and t not in _GENERIC_HEADS and t not in _SEX_WORDS
+             ] if facts.strip() else []
     found += [m.group(0) for m in _COMPOUND.finditer(facts) if m.group(0) not in found]
     directed = list(dict.fromkeys(m.group(0) for m in _DIRECTED.finditer(facts)))
     found = [t for t in found if t not in {d[1:] for d in directed}] + [d for d in directed if d not in found]
