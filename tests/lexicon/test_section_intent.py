@@ -139,6 +139,9 @@ def test_label_lines_on_when_to_stop() -> None:
 
     for line in ("5~6회 복용하여도 증상이 좋아지지 않을 경우 의사 또는 약사와 상의하십시오.",
                  "1개월 정도 복용하여도 증상의 개선이 없을 경우 복용을 즉각 중지하고 의사 또는 약사와 상의하십시오.",
-                 "의사 또는 약사의 지시없이 통증에 10일 이상(성인) 복용하지 않습니다."):
+                 "의사 또는 약사의 지시없이 통증에 10일 이상(성인) 복용하지 않습니다.",
+                 # how long not to go on (2026-12-02: an ointment a week on and no better got its dose)
+                 "이 약은 높은 투과흡수성을 가지므로 장기간 사용하지 마십시오.", "장기간 계속하여 복용하지 마십시오.",
+                 "1주일 이상 계속 사용하지 마십시오.", "7일 이상 계속하여 사용하지 마십시오."):
         assert NO_BETTER_IN_LABEL.search(line)
     assert not NO_BETTER_IN_LABEL.search("이 약에 과민증 환자는 이 약을 복용하지 마십시오.")

@@ -492,6 +492,21 @@ def test_a_medicine_taken_and_no_better_hears_when_to_stop() -> None:
     assert "양을 늘리거나" not in extractive_answer("두통이 있는데 타이레놀 먹어도 되나요", [stops, silent])
 
 
+def test_an_ointment_used_for_a_week_hears_not_to_go_on_using_it() -> None:
+    """"후시딘 발랐는데 일주일째 상처가 안 나아요" got the ointment's contraindications and dose after the note; its
+    label's "장기간 사용하지 마십시오" is the line on when to stop (2026-12-02, as a user)."""
+    from yaksa.llm.offline.extractive import no_better_note
+
+    caution = Citation(1, "mfds:1:precautions", "drugs", "후시딘연고(퓨시드산나트륨)", "주의사항",
+                       "이 약에 과민증 환자는 사용하지 마십시오.이 약은 높은 투과흡수성을 가지므로 장기간 사용하지 마십시오.", 0.9,
+                       {"section_key": "precautions"})
+    answer = extractive_answer("후시딘 발랐는데 일주일째 상처가 안 나아요", [caution])
+    paragraphs = answer.split("\n\n")
+    assert paragraphs[0] == no_better_note(stop_quoted=True)
+    assert paragraphs[1] == ("후시딘연고(퓨시드산나트륨) (주의사항): 이 약은 높은 투과흡수성을 가지므로 장기간 사용하지 마십시오. "
+                             "[문서 1]")
+
+
 def test_a_long_post_on_a_medicine_that_did_not_help_hears_the_note_first() -> None:
     """A long post asking no doctor's question, that tells of a medicine taken without effect ("감기약계속사먹었는데도
     안듣네요", a real post's words) opens with the note, then the labels' lines on when to stop; one whose failure is
