@@ -110,3 +110,19 @@ def test_memory_mode_none_forgets_between_turns(loaded, settings, offline) -> No
     runner = build_runner(loaded, replace(settings, agent=agent))
     runner.run("65세 남성이고 당뇨가 있어요", "u")
     assert runner.run("두통에 먹는 약", "u").profile_summary == ""
+
+
+def test_a_follow_up_naming_no_one_says_whom_it_was_taken_for(make_runner) -> None:
+    """Found as a user: after "68세 아버지가 …", a question naming no one was answered with the father's 고령자
+    caution and did not say it took the question to be about him (Korean drops its subjects)."""
+    runner = make_runner()
+    user = "son-1"
+    runner.run("68세 아버지가 고혈압이 있으세요", user)
+    follow_up = runner.run("콧물이 나는데 뭐 먹어도 돼요?", user)
+    assert not follow_up.blocked and follow_up.citations
+    assert follow_up.answer.startswith("앞서 알려 주신 정보(부모, 68세)를 기준으로 답합니다."), follow_up.answer
+    assert "고령자" in follow_up.answer   # ... and is answered for him
+    assert follow_up.verification and follow_up.verification["verdict"] == "PASS"
+    # a question naming its own person is answered for that person, with no such note
+    named = runner.run("5살 아이가 콧물이 나는데 뭐 먹여도 돼요?", user)
+    assert "앞서 알려 주신 정보" not in named.answer

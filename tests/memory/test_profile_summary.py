@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from yaksa.extraction.slots import SlotItem
 from yaksa.memory.entry import ProfileEntry
-from yaksa.memory.profile_summary import format_value, relative_age, render_summary
+from yaksa.memory.profile_summary import described_person, format_value, relative_age, render_summary
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -52,3 +53,15 @@ def test_value_and_time_formatting() -> None:
 def test_weight_is_labelled_in_korean() -> None:
     summary = render_summary([entry(SlotItem("vitals", "weight", 11.6, "kg"))], NOW)
     assert "체중 11.6 kg" in summary and "weight" not in summary
+
+
+def test_described_person_reads_back_whom_a_rendered_summary_is_about() -> None:
+    father = [entry(replace(SlotItem("demographics", "age", 68.0), about="parent")),
+              entry(replace(SlotItem("demographics", "gender", "male"), about="parent")),
+              entry(replace(SlotItem("conditions", "고혈압"), about="parent"))]
+    assert described_person(render_summary(father, NOW)) == "부모, 68세 남성"
+    child = [entry(replace(SlotItem("symptoms", "구토"), about="child"))]
+    assert described_person(render_summary(child, NOW)) == "자녀"   # a child's, its age not kept
+    assert described_person(render_summary([entry(SlotItem("demographics", "pregnancy", "yes"))], NOW)) == "임신 중"
+    assert described_person(render_summary([entry(SlotItem("conditions", "당뇨병"))], NOW)) == ""
+    assert described_person(render_summary([entry(SlotItem("vitals", "blood_pressure", "150/95", "mmHg"))], NOW)) == ""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.assumed_person import without_told_person
 from yaksa.llm.safety import CITATION, dose_mentions, has_safety_line, unsupported_doses
 from yaksa.scope.red_flags import advice_texts
 
@@ -46,7 +47,7 @@ def answer_checks(answer: str, citations: Sequence[Citation], n_contexts: int,
         valid = {c.n for c in citations}
         row["citation_validity"] = float(bool(numbers) and all(n in valid for n in numbers)
                                          and n_contexts >= max(numbers, default=0))
-    said = without_quoted_message(answer, message)
+    said = without_told_person(without_quoted_message(answer, message))   # the user's words quoted back
     doses = list(dict.fromkeys(dose_mentions(said)))
     if doses:
         sources = "\n".join([*(f"{c.title} {c.section} {c.text}" for c in citations), *guidance])

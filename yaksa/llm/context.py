@@ -29,6 +29,7 @@ from yaksa.llm.offline.age_limits import (
     forbidden_for,
     offered_products,
 )
+from yaksa.llm.offline.assumed_person import assumed_person
 from yaksa.llm.offline.extractive import answer_population, label_reading
 from yaksa.llm.tokens import estimate_tokens, truncate_to_tokens
 
@@ -139,7 +140,11 @@ def assemble_prompt(question: str, evidence: Sequence[Citation], profile_summary
     limits = age_limit_facts(offered_products(forbidden_for(evidence, months), evidence))
     limits_part = (f"## 나이 제한 (these labels forbid the product at this child's age: say so first, with the "
                    f"citation, and give none of its doses or uses)\n{limits}\n\n" if limits else "")
-    user = (f"{facts_part}{limits_part}## 근거 문서 (evidence)\n{evidence_text}\n\n"
+    # a question naming no one is the remembered person's: the answer says whom it took it to be about first
+    who = assumed_person(reading, post, profile_summary, remembered or None)
+    person_part = (f"## 답변 대상 (the question names no one: answer it for the person in the user profile, {who}, and "
+                   f"say so in the first sentence)\n\n" if who else "")
+    user = (f"{person_part}{facts_part}{limits_part}## 근거 문서 (evidence)\n{evidence_text}\n\n"
             f"## 질문 (question)\n{question_text}")
     used = {
         "system": estimate_tokens(SYSTEM_PROMPT),

@@ -116,3 +116,21 @@ def _person_summary(active: Sequence[ProfileEntry], now: datetime) -> str:
     if labs := _measurements(active, "labs", now):
         sentences.append(f"검사 결과: {labs}")
     return " ".join(f"{s}." for s in sentences)
+
+
+_PERSON_HEAD = re.compile(r"^\((?P<label>[^)]+)\)\s*")
+
+
+def described_person(summary: str) -> str:
+    """Who a rendered summary is about, as its own words say it: "(부모) 68세 남성. 질환: 고혈압." → "부모, 68세 남성",
+    "(자녀) 증상: 구토." → "자녀", "임신 중." → "임신 중"; "" when it says nothing of who (a list only). Why: an
+    answer that took a follow-up naming no one to be about the remembered person says whom it took (the reverse of
+    `render_summary`, so the two cannot drift)."""
+    text = summary.strip()
+    head = _PERSON_HEAD.match(text)
+    label = head.group("label") if head else ""
+    first = text[head.end():] if head else text
+    demo = first.split(".", 1)[0].strip()
+    if ":" in demo or demo.startswith(("최근", "검사")):   # a list or a measurement: no demographics were kept
+        demo = ""
+    return ", ".join(p for p in (label, demo) if p)

@@ -34,7 +34,9 @@ def test_korean_answer_copies_cited_sentences_verbatim(tylenol: list[Citation]) 
 
 def test_profile_cautions_come_first_and_are_flagged(tylenol: list[Citation]) -> None:
     answer = extractive_answer("타이레놀 먹어도 되나요?", tylenol, profile_summary="75세 남성, 당뇨병")
-    first = answer.split("\n\n")[0]
+    # a question naming no one, answered for the remembered person: whom it was taken to be about comes first
+    assumed, first = answer.split("\n\n")[:2]
+    assert assumed.startswith("앞서 알려 주신 정보(75세 남성, 당뇨병)를 기준으로 답합니다.")
     assert first.startswith("타이레놀정500밀리그람(아세트아미노펜) (주의사항) — 말씀하신 정보(")
     assert "고령자, 간장애 환자, 당뇨병 환자는 이 약을 복용하기 전에 의사 또는 약사와 상의하십시오." in first
     assert first.endswith("[문서 3]") and "당뇨병" in first.split(":")[0]

@@ -50,6 +50,7 @@ from yaksa.llm.offline.age_limits import (
     forbidden_for,
     offered_products,
 )
+from yaksa.llm.offline.assumed_person import assumed_person, assumed_person_note
 from yaksa.llm.offline.caution_lists import shortened_list
 from yaksa.llm.offline.duplicates import duplicate_cautions
 from yaksa.llm.offline.profile_terms import profile_terms, with_aliases
@@ -459,11 +460,15 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     read_as = label_reading(question, evidence)
     population = answer_population(read_as, post, profile_summary, remembered)
     told_no_better = bool(says_it_did_not_work(question))
+    # a message naming no one, answered for the remembered person: said first, whom it was taken to be about
+    who = assumed_person(read_as, post, profile_summary, remembered)
+    assumed = [assumed_person_note(who, korean)] if who else []
     if not evidence:
         note, _ = _opening_note(question, post, population, labels_follow=False, told_no_better=told_no_better)
-        return "\n\n".join([*note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
+        return "\n\n".join([*assumed, *note, f"{NO_EVIDENCE_KO if korean else NO_EVIDENCE_EN}", closing])
     note, note_is_no_better = _opening_note(question, post, population, labels_follow=True,
                                             told_no_better=told_no_better)
+    note = [*assumed, *note]
     asked = post.search_query() if long_post else read_as   # its questions and key facts, not the story
     query = grams(asked)
     named = grams(" ".join(terms(asked)))   # its content words only: what a caution list's items may match
@@ -532,6 +537,7 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     if not paragraphs:  # every sentence was for adults, and the question is about a child
         note, _ = _opening_note(question, post, population, labels_follow=False,   # no label follows after all
                                 told_no_better=told_no_better)
+        note = [*assumed, *note]
         adult = adult_only - forbidden.keys()
         if adult:   # it carries the consult line itself
             dosing = [c.n for c in evidence if c.title in adult and c.metadata.get("section_key") == "usage"]

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from yaksa.llm.evidence import Citation
+from yaksa.llm.offline.assumed_person import without_told_person
 from yaksa.llm.offline.extractive import NO_EVIDENCE_EN, NO_EVIDENCE_KO
 from yaksa.llm.results import Verification
 from yaksa.llm.safety import (
@@ -71,7 +72,7 @@ def verify_rules(answer: str, evidence: Sequence[Citation]) -> Verification:
         if evidence and not numbers and not exempt:
             problems.append(f"문단 {i}에 [문서 N] 인용이 없습니다: {para[:60]!r}")
         cited = [by_n[n] for n in numbers if n in by_n] or list(evidence)
-        for dose in unsupported_doses(para, _sources(cited)):
+        for dose in unsupported_doses(without_told_person(para), _sources(cited)):
             problems.append(f"문단 {i}: 근거 문서에 없는 용량/횟수 '{dose}'")
     return Verification("FAIL" if problems else "PASS", problems, source="rule")
 
@@ -112,7 +113,7 @@ def rule_correct(answer: str, evidence: Sequence[Citation]) -> str:
     korean = is_korean(answer) or not answer.strip()
     out: list[str] = []
     for para in _paragraphs(answer):
-        if has_safety_line(para) and not CITATION.search(para) and not dose_mentions(para):
+        if has_safety_line(para) and not CITATION.search(para) and not dose_mentions(without_told_person(para)):
             continue  # re-added once at the end
         if _is_heading(para):
             out.append(para)

@@ -45,6 +45,6 @@ def generate(client: LLMClient | None, prompt: AssembledPrompt, *, usage: UsageL
             error = str(exc)
     usage.mark_fallback("generator", FALLBACK, error)
     text = extractive_answer(prompt.question, prompt.evidence, prompt.profile_summary, post=prompt.post,
-                             remembered=prompt.remembered, child_age=prompt.child_age)
+                             remembered=prompt.remembered or None, child_age=prompt.child_age)
     _emit_sentences(text, on_token)
     return Generation(text, FALLBACK, error, dict(prompt.tokens_by_section))
