@@ -270,6 +270,14 @@ def test_how_long_since_is_no_question() -> None:
     assert read_post(post).care_only
 
 
+def test_the_verb_nada_told_is_no_question() -> None:
+    """"3주째 기침이 나요." tells (나다, "to come out"): 53 sentences of the shared posts were read as questions; as an
+    ending 나요 joins its stem ("되나요") and asks, and "열이 나요?" asks by its mark."""
+    assert not _asks("3주째 기침이 나요.") and not _asks("밤만 되면 머리에서 열이 많이 나요")
+    assert not _asks("몸에 두드러기도 약간씩 나요")
+    assert _asks("이 약 먹어도 되나요") and _asks("아이가 열이 나요?") and _asks("열이 나나요")
+
+
 def test_whether_one_thing_causes_another_is_a_doctors_question() -> None:
     """A real post (chest pain in gastritis, a normal ECG: "질병 때문에 통증이 그렇게 느껴지는건가요? 등 근육통때문에
     가슴통증이 느껴질수도 있나요?") got clonixin's uses and doses; written again here, shorter."""
