@@ -502,11 +502,18 @@ def test_an_ointment_used_for_a_week_hears_not_to_go_on_using_it() -> None:
     caution = Citation(1, "mfds:1:precautions", "drugs", "후시딘연고(퓨시드산나트륨)", "주의사항",
                        "이 약에 과민증 환자는 사용하지 마십시오.이 약은 높은 투과흡수성을 가지므로 장기간 사용하지 마십시오.", 0.9,
                        {"section_key": "precautions"})
-    answer = extractive_answer("후시딘 발랐는데 일주일째 상처가 안 나아요", [caution])
+    usage = Citation(2, "mfds:1:usage", "drugs", "후시딘연고(퓨시드산나트륨)", "용법용량",
+                     "1일 2~3회 환부에 적당량을 바릅니다.", 0.8, {"section_key": "usage"})
+    answer = extractive_answer("후시딘 발랐는데 일주일째 상처가 안 나아요", [caution, usage])
     paragraphs = answer.split("\n\n")
     assert paragraphs[0] == no_better_note(stop_quoted=True)
     assert paragraphs[1] == ("후시딘연고(퓨시드산나트륨) (주의사항): 이 약은 높은 투과흡수성을 가지므로 장기간 사용하지 마십시오. "
                              "[문서 1]")
+    # ... and no dose after the line on when to stop: how to go on applying it is not what a week without help needs
+    assert "1일 2~3회" not in answer and verify_rules(answer, [caution, usage]).verdict == "PASS"
+    # the dose, asked, is still quoted
+    asked = extractive_answer("후시딘 발랐는데 일주일째 안 나아요. 하루에 몇 번 발라야 하나요?", [caution, usage])
+    assert "1일 2~3회" in asked
 
 
 def test_a_long_post_on_a_medicine_that_did_not_help_hears_the_note_first() -> None:

@@ -509,6 +509,10 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
     skip = adult_only | older if older and dosing - older - adult_only else adult_only
     if no_better:   # taken and no better: a product whose cautions found say nothing of when to stop is left out
         skip = skip | _silent_on_stopping(evidence)
+    # ... and, where a caution found says when to stop, no dose follows it unless the dose was asked: "후시딘 발랐는데
+    # 일주일째 안 나아요" heard "장기간 사용하지 마십시오" and then how to go on applying it (2026-12-02, as a user)
+    no_doses = no_better and intent != "usage" and any(NO_BETTER_IN_LABEL.search(c.text) for c in evidence
+                                                       if is_caution(c))
     # ... nor one whose label forbids the child's age: its forbidding sentence is quoted first instead, for a product
     # the answer would offer (its uses or dose were found); one found only by its cautions is left out unquoted
     forbidden = forbidden_for(evidence, months)
@@ -519,6 +523,8 @@ def extractive_answer(question: str, evidence: Sequence[Citation], profile_summa
         if len(blocks) == MAX_DOCUMENTS:
             break
         if citation.title in skip or citation.title in forbidden:
+            continue
+        if no_doses and citation.metadata.get("section_key") == "usage":
             continue
         picked, matched = _pick(citation, query, profile, for_child, for_adult, named, dose_asked=intent == "usage",
                                  asker=asker, no_better=no_better)
