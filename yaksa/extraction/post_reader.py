@@ -65,10 +65,15 @@ _CLOSING = re.compile(r"^(?:(?:자세한\s*|빠른\s*|좋은\s*)?답변\s*(?:좀
 # what a drug label can answer: taking, dosing, applying a medicine, its effects and cautions
 # (약국, 약사: where they went or whom they asked, not a medicine: "약국을 가니 … 어떤 증상일까요?")
 # (만약 is "if": "만약 내원이 필요하다면, 어느 진료분야의 병원을 가야하는지")
+# 약 that is no medicine, by the syllable before it: 만약 "if", 강약 "strength", 예약 "a booking", 절약 "saving" (요약 is
+# not excluded: posts written without spaces run "…거에요약을 먹었는데" together) ...
+_NOT_A_MEDICINE_BEFORE = "[만강예절]"
+# ... or after it: 약간 "a little", 약속 "a promise", 약하게/약해 "weakly"
+_NOT_A_MEDICINE_AFTER = "간|속|하|해"
 _MEDICINE = re.compile(
-    # 만약 "if", 강약 "strength", 예약 "a booking", 절약 "saving" are no medicine (요약 is not excluded: posts
-    # written without spaces run "…거에요약을 먹었는데" together)
-    r"(?<![가-힣])약(?!간|속|하|해|한|점|혼|국|사)|(?!만약|강약|예약|절약)[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
+    # a word on its own, also not 약한 "weak", 약점, 약혼, 약국 "a pharmacy", 약사 "a pharmacist"
+    rf"(?<![가-힣])약(?!{_NOT_A_MEDICINE_AFTER}|한|점|혼|국|사)"
+    rf"|(?!{_NOT_A_MEDICINE_BEFORE}약)[가-힣]약(?=[은는이을를도만]|\s|$|\?)|복용|먹어도|먹여도|드셔도|먹으면|먹이면"
     r"|먹는|먹여야|먹어야|먹을|먹일|드려도|바르|발라|뿌리|뿌려|붙이|붙여|연고|크림|시럽|용량|용법|몇\s*(?:알|정|번|회|ml|미리)"
     r"|부작용|처방|해열제|진통제|영양제|소화제|감기약|성분|투여|같이\s*(?:먹|복용)|함께\s*(?:먹|복용)"
     # "스티바A라는 의약품이 … 홍조치료약으로 지정했다고 들어서 어떠한지 궁금하빈다" asks about a medicine
@@ -76,9 +81,9 @@ _MEDICINE = re.compile(
 )
 # a medicine as the condition for something else: "약먹어도 효과가 없으면", "먹여도 안 나으면"
 # (the failing's words are the ones `says_it_did_not_work` reads, after an "if": `FAILURE_WORDS`, `IF_WORDS`)
-# (약 as a medicine: not 약간 "a little", 약하게 "weakly", 강약 "strength", 예약 "a booking", 약속 "a promise")
+# (약 as a medicine: `_NOT_A_MEDICINE_BEFORE`, `_NOT_A_MEDICINE_AFTER`)
 _IF_MEDICINE_FAILS = re.compile(
-    rf"(?:(?<![강예절])약(?!간|속|하|해)|복용|먹어도|먹여도|먹고도)[^.?!,]{{0,14}}?(?:{FAILURE_WORDS}){IF_WORDS}")
+    rf"(?:(?<!{_NOT_A_MEDICINE_BEFORE})약(?!{_NOT_A_MEDICINE_AFTER})|복용|먹어도|먹여도|먹고도)[^.?!,]{{0,14}}?(?:{FAILURE_WORDS}){IF_WORDS}")
 # a disease's name asked ("어떤 병명인가요!", "병명이 궁금합니다"): a diagnosis, whatever medicine the sentence tells of
 # having used ("연고를 발라도 따가운데 어떤 병명인가요?" was read as a question on the ointment)
 # ("뚜렷한 병명이 아니라 어떤 약을 먹어야할찌도" asks for a medicine; "무슨 질병이 있어서 그런건 아니구요" tells)
@@ -807,8 +812,8 @@ def _tried(sentences: Sequence[str], mentions: Sequence[str]) -> tuple[str, ...]
     found: list[str] = []
     for s in sentences:
         told_no_better = says_it_did_not_work(s) is not None
-        if (not _TRIED.search(s) and not told_no_better) or (
-                not told_no_better and _QUESTION.search(s) and re.search(r"(?:먹어도|먹여도|발라도|써도)", s)):
+        asks_whether_to = _QUESTION.search(s) and re.search(r"(?:먹어도|먹여도|발라도|써도)", s)
+        if not told_no_better and (not _TRIED.search(s) or asks_whether_to):
             continue
         found.extend(m for m in mentions if m in s)
         found.extend(m.group("w") for m in _TRIED_THING.finditer(s))

@@ -135,13 +135,16 @@ FAILURE_WORDS = (r"(?:효과|약효|차도|변화|소용|호전)\s*(?:가|는|�
                  r"|그대로(?:예요|에요|입니다|네요|인데|이|고)|여전(?:합|하|해)"
                  r"|(?:계속|여전히|아직도?)\s*(?:[가-힣]+(?:이|가|은|는)\s+)?(?:돼|되[고요네는었]|됩|나[요고네와]|아파|아프|있어|있네|있습|그래|그러)")
 _NO_BETTER = re.compile(FAILURE_WORDS)
+# a label's line on when to stop and ask, for the reader whose medicine did not help: what to do when it does not
+# ("증상의 개선이 없을 경우 복용을 즉각 중지하고", "5~6회 복용하여도 … 나타나지 않을 경우", "지시없이 통증에 10일 이상") ...
+_LABEL_NO_BETTER = (r"(?:좋아지|개선되|나아지|낫)지\s*않|개선(?:이|은)?\s*(?:없|되지)|효과가\s*없|(?:배변|변통)(?:이)?\s*없"
+                    r"|나타나지\s*않을\s*경우|지시\s*없이[^.]{0,40}?이상|(?:지속|계속)(?:되|될)\s*(?:경우|때)")
 # ... and how long not to go on using it ("장기간 사용하지 마십시오", "1주일 이상 계속 사용하지 마십시오", "7일 이상 계속하여
 # 사용하지 마십시오": an ointment used for a week that did not help got its contraindications and dose; 132 of the 491
 # labels' cautions hold one of these lines, 120 before, 2026-12-02)
-NO_BETTER_IN_LABEL = re.compile(r"(?:좋아지|개선되|나아지|낫)지\s*않|개선(?:이|은)?\s*(?:없|되지)|효과가\s*없|(?:배변|변통)(?:이)?\s*없"
-                                r"|나타나지\s*않을\s*경우|지시\s*없이[^.]{0,40}?이상|(?:지속|계속)(?:되|될)\s*(?:경우|때)"
-                                r"|장기간\s*(?:계속\s*(?:하여|해서)?\s*)?(?:연용|사용|복용|투여)하지|장기\s*(?:연용|사용)하지"
-                                r"|(?:연용|사용|복용|투여)\s*기간을\s*제한|계속\s*(?:하여|해서)?\s*(?:사용|복용|투여)하지")
+_LABEL_NOT_FOR_LONG = (r"장기간\s*(?:계속\s*(?:하여|해서)?\s*)?(?:연용|사용|복용|투여)하지|장기\s*(?:연용|사용)하지"
+                       r"|(?:연용|사용|복용|투여)\s*기간을\s*제한|계속\s*(?:하여|해서)?\s*(?:사용|복용|투여)하지")
+NO_BETTER_IN_LABEL = re.compile(f"{_LABEL_NO_BETTER}|{_LABEL_NOT_FOR_LONG}")
 
 
 _NOT_TAKEN = re.compile(r"\s*(?:않|안|못|말)")
