@@ -146,6 +146,21 @@ def test_a_doctor_today_about_nothing_the_labels_treat_quotes_no_label(make_runn
     assert fever.citations
 
 
+def test_an_infected_wound_hears_its_advice_and_its_questions_for_the_doctor_not_painkillers(make_runner) -> None:
+    """A real post (our wording here) on infected stitches asked about washing the hand and how long healing takes,
+    and after "연고나 진통제로 지켜보지 마시고" got painkillers' uses (2026-12-02): the rule's advice is the whole answer
+    (`advice_only`), its questions named for the doctor. A medicine it names is still answered from its label."""
+    runner = make_runner()
+    post = ("일주일 전에 칼에 손가락을 베여서 병원에서 꿰맸습니다. 며칠 전부터 꿰맨 부위에서 고름이 나오고 욱신거리고 아파요. "
+            "일을 해야 해서 손을 자주 씻는데 손을 씻을 때 상처에 물이 닿아도 괜찮은지요? 얼마나 더 지나야 아물 수 있을까요?")
+    turn = runner.run(post, "w1")
+    assert turn.trace["red_flag"]["rule"] == "wound_infected" and turn.trace["post_answer"] == "today_only"
+    assert turn.citations == [] and turn.answer.startswith(red_flag_reply(red_flag(post), post))
+    assert "손을 씻을 때 상처에 물이 닿아도 괜찮은지요?" in turn.answer and "진료를 받으실 때 꼭 물어보세요" in turn.answer
+    named = runner.run("꿰맨 상처에서 고름이 나와요. 후시딘 발라도 되나요?", "w2")
+    assert named.trace["red_flag"]["rule"] == "wound_infected" and named.trace.get("post_answer") is None
+
+
 def test_a_swallowed_poison_and_a_bite_are_never_refused(make_runner) -> None:
     """Found by probing (2026-11-29): a pest or a pet word is a housework cue, and these were refused as
     off-topic; now the advice comes first and no dose follows the poison."""

@@ -100,6 +100,9 @@ class RedFlag:
     # out on medicines), "swallowed" (the harm is what was swallowed: bring the pack, no further dose) or "mind"
     # (thoughts of giving up on life: tell someone trusted)
     closing: str = CLOSING_URGENT
+    # the advice is the whole answer unless the message names a medicine: its advice says not to treat it with what the
+    # labels offer ("연고나 진통제로 지켜보지 마시고": a real post on infected stitches got painkillers' uses after it)
+    advice_only: bool = False
 
     def advice(self, text: str) -> str:
         """The advice in the message's language (Korean when it has Hangul)."""
@@ -258,7 +261,7 @@ class Rule:
 
 
 _RULE_KEYS = {"id", "urgency", "title", "source", "all", "none", "age_days", "child", "fever", "fever_days", "within",
-              "withhold_doses", "closing", "advice_ko", "advice_en"}
+              "withhold_doses", "closing", "advice_only", "advice_ko", "advice_en"}
 
 
 @dataclass(frozen=True)
@@ -381,7 +384,7 @@ def _rule(spec: Any, source: str) -> Rule:
     flag = RedFlag(rid, spec["urgency"], " ".join(str(spec["title"]).split()),
                    " ".join(spec["advice_ko"].split()), " ".join(spec["advice_en"].split()),
                    " ".join(str(spec["source"]).split()), bool(spec.get("withhold_doses", False)),
-                   spec.get("closing", CLOSING_URGENT))
+                   spec.get("closing", CLOSING_URGENT), bool(spec.get("advice_only", False)))
     within = spec.get("within")
     if within is not None and not all(isinstance(i, str) for i in spec["all"]):
         raise ValueError(f"{source}: rule {rid!r}: `within` needs `all` to be plain term names")
@@ -805,6 +808,12 @@ def withholds_doses(noted: dict[str, str] | None) -> bool:
     its answer quotes cautions only, and it neither reads nor feeds the response cache (a cached
     answer to a like question may hold the dose)."""
     return bool(noted) and flag_of(noted["rule"]).withhold_doses
+
+
+def advises_only(noted: dict[str, str] | None) -> bool:
+    """Whether a turn's red flag, as its trace carries it, is answered by its advice alone when the message names no
+    medicine (`RedFlag.advice_only`)."""
+    return bool(noted) and flag_of(noted["rule"]).advice_only
 
 
 def closing_of(noted: dict[str, str] | None) -> str:

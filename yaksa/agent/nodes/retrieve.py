@@ -28,8 +28,10 @@ label at all, decided before the search: what the search found for chest pain at
 blood in the stool were a naproxen side-effect list, a hydrocortisone ointment, a cough syrup (2026-11-27:
 23 of the 27 hand-labelled real posts of this kind quoted labels of nothing they asked) — noise beside
 "go now". So does one that needs a doctor today and names neither a medicine nor anything the labels
-treat (chest pain after a stent got naproxen's dosing). A named medicine (the pills someone took too many of)
-is still answered from its own label's cautions.
+treat (chest pain after a stent got naproxen's dosing), or whose rule's advice is its whole answer
+(`RedFlag.advice_only`: "연고나 진통제로 지켜보지 마시고" for an infected wound, after which a real post got painkillers'
+uses); the post's questions are then named for the doctor who sees it (`visit_note`). A named medicine (the pills
+someone took too many of) is still answered from its own label's cautions.
 """
 
 from __future__ import annotations
@@ -66,13 +68,13 @@ from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.lexicon.redose import asks_to_redose_after_vomiting
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
-from yaksa.llm.offline.extractive import adult_only_products
+from yaksa.llm.offline.extractive import adult_only_products, visit_note
 from yaksa.llm.safety import urgent_line
 from yaksa.retrieval.focus_ranking import CAUTIONS
 from yaksa.retrieval.searcher import DRUGS
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.nothing_near import may_be_nothing_near, shares_a_word
-from yaksa.scope.red_flags import EMERGENCY, TODAY, closing_of, withholds_doses
+from yaksa.scope.red_flags import EMERGENCY, TODAY, advises_only, closing_of, withholds_doses
 from yaksa.scope.stage import passed_as_a_mind_concern
 from yaksa.scope.when_to_go import for_a_child_over_one
 
@@ -467,7 +469,7 @@ def advice_only(state: dict, red_flag: dict | None) -> str | None:
     post, focus = state.get("post"), state["analysis"].focus
     if urgency == EMERGENCY:
         kind = "emergency_only"
-    elif urgency == TODAY and (focus is None or focus.mode == "general"):
+    elif urgency == TODAY and (focus is None or focus.mode == "general" or advises_only(red_flag)):
         kind = "today_only"
     else:
         return None
@@ -506,8 +508,11 @@ def retrieve(deps: AgentDeps):
         if urgent is not None:
             # the advice comes first (the runner puts it there); a long post's questions for a doctor are named
             turn.notes["post_answer"] = urgent
-            # (the care note ends with the consult line itself)
+            # (the care note ends with the consult line itself; so does the visit note, naming the questions of a post
+            # whose rule's advice is its whole answer: "손을 씻을 때 상처에 물을 대면 안 되는지요?")
             note = care_reply(post) if post is not None and post.long and post.care_questions else ""
+            if not note and post is not None and post.long and advises_only(turn.notes.get("red_flag")):
+                note = visit_note(post)
             return {"no_evidence": True, "answer": note or _urgent_line(state, turn),
                     "citations": [], "verified": False, "focus": None, "doc_ids_by_iteration": [[]]}
         care = _care_before_search(state, post) if state.get("iteration", 0) == 0 else None

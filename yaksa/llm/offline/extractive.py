@@ -337,6 +337,19 @@ def care_note(post: PostReading, labels_follow: bool = True) -> str:
             f"답할 수 없습니다. 병원에서 의사의 진료를 받아 보세요.{tried} 약은 약사나 의사 등 {SAFETY_PHRASE}.{rest}")
 
 
+def visit_note(post: PostReading) -> str:
+    """The questions of a long post whose red flag's advice is its whole answer (`RedFlag.advice_only`: an infected
+    wound, "손을 씻을때에 상처에 물을 대면 안되는지요?", "얼마나 더 걸려야 아물 수 있는지요"), named for the doctor who
+    sees it today: only someone who looks at it can answer them; "" when it asks none. It ends with the consult
+    phrase, like `care_note`."""
+    if not post.questions:
+        return ""
+    quoted = [_quoted(q.text) for q in post.questions[:MAX_QUOTED_QUESTIONS]]
+    asked_text = " / ".join(f'"{q}"' for q in quoted) + particle(quoted[-1], "은", "는")
+    return (f"글에서 물으신 {asked_text} 직접 보고 진찰한 의사가 답할 수 있습니다. 진료를 받으실 때 꼭 물어보세요. "
+            f"약은 약사나 의사 등 {SAFETY_PHRASE}.")
+
+
 def care_department(population: Sequence[str]) -> str:
     """Where a care reply sends the person: 소아청소년과 for a child or a baby, else 병원 (one wording for
     every reply that names no label)."""
