@@ -7,6 +7,16 @@ def slots(text: str) -> list[tuple]:
     return [(i.slot_type, i.name, i.value, i.unit) for i in regex_slots(text)]
 
 
+
+def test_a_pregnancy_or_nursing_that_is_over_is_none() -> None:
+    """"예전에 임신한 적이 있는데", "임신했었는데" tell of a pregnancy that is over; "임신했을 때 먹어도 되나요?" asks about
+    one, and a current one said beside a past one is kept."""
+    assert slots("예전에 임신한 적이 있는데 타이레놀 먹어도 되나요?") == []
+    assert slots("작년에 임신했었는데 유산했어요") == []
+    assert slots("8개월 전 분만했으며, 모유수유 중이었다.") == []
+    assert slots("임신했을 때 타이레놀 먹어도 되나요?") == [("demographics", "pregnancy", "yes", None)]
+    assert slots("전에 임신한 적이 있고 지금 임신 중이에요") == [("demographics", "pregnancy", "yes", None)]
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -328,3 +328,12 @@ def test_a_body_that_runs_hot_is_no_fever(text: str) -> None:
 
 def test_a_fever_said_plainly_is_one() -> None:
     assert "발열" in named_symptoms("몸에 열이 많이 나고 으슬으슬 추워요")
+
+
+def test_a_pregnancy_that_is_over_is_no_population() -> None:
+    """"예전에 임신한 적이 있는데 타이레놀 먹어도 되나요?" was answered with the pregnancy cautions first."""
+    from yaksa.lexicon.focus import find_population
+    assert "pregnant" not in find_population("예전에 임신한 적이 있는데 타이레놀 먹어도 되나요?")
+    assert "pregnant" not in find_population("임신했었는데 지금은 아니에요. 이부프로펜 먹어도 돼요?")
+    assert "pregnant" in find_population("임신했을 때 타이레놀 먹어도 되나요?")
+    assert "pregnant" in find_population("임신 중인데 타이레놀 먹어도 되나요?")

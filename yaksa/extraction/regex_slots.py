@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from yaksa.extraction.slots import SlotItem
+from yaksa.lexicon.focus import without_past_states
 
 _SEP = r"[^\d.?!\n]{0,12}?"  # keyword → number: particles, "수치가", ": " ... but not across a sentence
 
@@ -163,7 +164,9 @@ def _gender_items(text: str) -> Iterator[tuple[int, SlotItem]]:
 
 
 def _flag_items(text: str, name: str, no: re.Pattern[str], yes: re.Pattern[str]) -> Iterator[tuple[int, SlotItem]]:
-    """One yes/no item; a negated mention wins because "임신 중 아니에요" also contains "임신 중"."""
+    """One yes/no item; a negated mention wins because "임신 중 아니에요" also contains "임신 중"; a past one is none
+    ("임신했었는데": `without_past_states`)."""
+    text = without_past_states(text)
     if m := no.search(text):
         yield m.start(), SlotItem("demographics", name, "no", text=m.group(0))
     elif m := yes.search(text):

@@ -359,6 +359,15 @@ CAREFUL_POPULATIONS = frozenset({"elderly", "pregnant", "breastfeeding"})
 # how the answers and the profile say the two states a label's cautions name (the memory's summary, the food
 # reply, a long post's search words): one table, since `profile_population` reads the summary's words back
 CAREFUL_STATE_WORDS = {"pregnant": "임신 중", "breastfeeding": "수유 중"}
+# a pregnancy or nursing that is over: "예전에 임신한 적이 있는데", "임신했었는데", "수유 중이었는데" (a short question with
+# the first was answered with the pregnancy cautions first). "임신했을 때 먹어도 되나요?" asks about pregnancy: not past.
+PAST_CAREFUL_STATE = re.compile(r"(?:임신|수유)\s*(?:을|은|는)?\s*(?:한\s*적|했던\s*적|했었|하였었|중이었|하던\s*(?:때|시절))")
+
+
+def without_past_states(text: str) -> str:
+    """`text` with each past pregnancy or nursing (`PAST_CAREFUL_STATE`) blanked to spaces of its length, so the
+    words of a current one are found elsewhere and the offsets of everything else hold."""
+    return PAST_CAREFUL_STATE.sub(lambda m: " " * len(m.group(0)), text)
 CHILD_POPULATIONS = frozenset({"child", "infant"})   # a child's doses, products and age limits
 ADULT_AGE = 15     # MFDS labels dose "성인 (15세 이상)"
 ELDERLY_AGE = 65
@@ -376,7 +385,7 @@ def find_population(question: str, rules: FocusRules | None = None) -> tuple[str
     child, and an adult was sent children's doses), "6살" a child, "70세" elderly, "6개월" an infant —
     but not a pregnancy's months or a duration (`_NOT_AN_AGE`)."""
     rules = rules or load_focus_rules()
-    compact = _compact(question)
+    compact = _compact(without_past_states(question))   # "임신한 적이 있는데": no pregnancy now
     found = [name for name, words in rules.populations.items() if any(w in compact for w in words)]
     if _MONTHS_OLD.search(_NOT_AN_AGE.sub(" ", question)):
         found.append("infant")
