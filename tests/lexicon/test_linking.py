@@ -168,6 +168,11 @@ def test_a_missing_brand_is_named_without_its_particle(catalog: DrugCatalog) -> 
     """"타미플루를에 해당하는 제품의 허가 정보가 자료에 없어" was the reply's first words."""
     found = catalog.link("타미플루를 먹어도 되나요?")
     assert found.mentions == ("타미플루",) and found.absent == ("타미플루",)
+    # medicines listed without spaces: the brand's name, not the whole run of words after it (a real post's
+    # "타미플루복용.일동아목시실린250…복용중이예요" was said back as one medicine)
+    glued = catalog.link("현재. 타미플루복용.일동아목시실린250뮤코라제정 복용중이예요")
+    assert glued.absent[0] == "타미플루"
+    assert catalog.link("타미플루캡슐을 먹어도 되나요?").absent == ("타미플루캡슐",)
 
 
 def test_unlisted_names_written_without_spaces_are_each_named(catalog: DrugCatalog) -> None:

@@ -75,11 +75,14 @@ _SENTENCES = re.compile(r"[^.!?\n]+")
 
 def _without_particle(word: str, shortest: int) -> str:
     """`word` without a trailing particle ("타미플루를" → "타미플루"), never shorter than `shortest`: the
-    name a reply says ("타미플루를에 해당하는 제품" was said)."""
+    name a reply says ("타미플루를에 해당하는 제품" was said). What follows the name in the same word when that is no
+    form or strength ("타미플루복용.일동아목시실린250…복용중이예요": a real post listing a child's medicines without
+    spaces, all of it said back as one medicine the data lacks) is left out too: the name is its first `shortest`."""
     for particle in sorted(UNLISTED_PARTICLES, key=len, reverse=True):
         if particle and word.endswith(particle) and len(word) - len(particle) >= max(shortest, 2):
-            return word[: -len(particle)]
-    return word
+            word = word[: -len(particle)]
+            break
+    return word[:shortest] if word[shortest:].startswith(PARTICLES) else word
 
 
 # "스티바A라는 의약품이", "캘론이라는 약을": a name said to be a medicine, whatever its shape (a real post on flushing
