@@ -275,6 +275,8 @@ def test_the_verb_nada_told_is_no_question() -> None:
     ending 나요 joins its stem ("되나요") and asks, and "열이 나요?" asks by its mark."""
     assert not _asks("3주째 기침이 나요.") and not _asks("밤만 되면 머리에서 열이 많이 나요")
     assert not _asks("몸에 두드러기도 약간씩 나요")
+    assert not _asks("귀가 뻥소리나고 열이나요") and not _asks("낮엔 소리가안나요")   # glued to 이 or 안: told too
+    assert _asks("병원가나요") and _asks("언제쯤 낫나요")
     assert _asks("이 약 먹어도 되나요") and _asks("아이가 열이 나요?") and _asks("열이 나나요")
 
 

@@ -54,9 +54,10 @@ _ONLY_MARKS = re.compile(r"^[\s.?!…~ㅠㅜㅋㅎ^;:,'\"*-]*$")
 
 # --- questions -----------------------------------------------------------------------------------
 # (나요 as its own word is the verb 나다, told: "3주째 기침이 나요.", "열이 조금 나요", "땀이 많이 나요" — 53 sentences
-# of the shared posts were read as questions; as an ending it joins its stem: "먹나요", "되나요"; "열이 나요?" asks)
+# of the shared posts were read as questions; so is it glued to a subject's 이 or to 안, "열이나요", "땀이 안나요" — 28
+# more; as an ending it joins its stem: "먹나요", "되나요", "가나요"; "열이 나요?" asks)
 _QUESTION = re.compile(
-    r"\?(?![가-힣])|(?<=[가-힣])나요|나요\s*\?|까요|가요|는지|은지|을지|인지|닌지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
+    r"\?(?![가-힣])|(?<=[가-힣])(?<![이안])나요|나요\s*\?|까요|가요|는지|은지|을지|인지|닌지|던지|건지|걸까|을까|될까|할까|줄까|볼까|일까|좋을까|있을까|없을까"
     r"|궁금|되나|되요\s*$|돼요\s*$|는가|인가|건가|나\s*$|까\s*$|왜\s*[^.?!]{0,15}죠"
     r"|알려\s*주|알려주|추천\s*(?:해|좀|부탁)|가르쳐|말씀\s*(?:해\s*)?주|조언\s*(?:좀\s*)?부탁|어떻게\s*(?:해야|하면|하나)|어떡"
 )
