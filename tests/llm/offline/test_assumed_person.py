@@ -40,6 +40,9 @@ def test_the_note_comes_first_and_its_age_is_no_unsupported_dose(tylenol: list[C
     # "68세" is the user's own word quoted back, not a figure the labels must state
     assert verify_rules(answer, tylenol).verdict == "PASS", answer
     assert "68세" not in without_told_person(first) and "68세" in first
+    # ... also after the source notice the answer gets in front of it once verified
+    noticed = "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다. " + answer
+    assert "68세" not in without_told_person(noticed)
 
 
 def test_an_age_the_answer_claims_elsewhere_is_still_checked(tylenol: list[Citation]) -> None:

@@ -39,7 +39,8 @@ def assumed_person(question: str, post: PostReading | None, profile_summary: str
 # user's own (an age is no dose the labels must state: "(자녀, 5세)" failed it as an unsupported "5세")
 NOTE_OPENING_KO = "앞서 알려 주신 정보("
 NOTE_OPENING_EN = "This is answered for what you told me earlier ("
-_TOLD = re.compile(rf"(?m)^(?:{re.escape(NOTE_OPENING_KO)}|{re.escape(NOTE_OPENING_EN)})[^)]*\)")
+# (anywhere: the source notice, "타이레놀은 자료에 없어 …", is put before it in the same paragraph after verification)
+_TOLD = re.compile(rf"(?:{re.escape(NOTE_OPENING_KO)}|{re.escape(NOTE_OPENING_EN)})[^)]*\)")
 
 
 def without_told_person(paragraph: str) -> str:
