@@ -413,3 +413,15 @@ def test_which_messages_about_the_mind_are_answered_with_where_to_get_help(messa
              "analysis": SimpleNamespace(focus=_focus(), fever_rules=None, question_kind="other")}
     care = _care_before_search(state, post)
     assert (care is not None and care[0] == "mind_care") == mind
+
+
+def test_a_supplement_the_data_lacks_is_said_so_and_no_label_is_quoted(make_runner) -> None:
+    """"임신 중에 홍삼 먹어도 되나요?" got an antacid's and albendazole's doses (2026-12-02): a supplement named
+    alone is told missing, with the pregnancy line; named beside a medicine of the data it is named as left out."""
+    runner = make_runner()
+    result = runner.run("임신 중에 홍삼 먹어도 되나요?", "supp1")
+    assert result.trace["post_answer"] == "supplement" and not result.citations
+    assert result.answer.startswith("홍삼은 건강기능식품(영양제)이라 이 자료")
+    assert "임신·수유 중에는" in result.answer and "전문가와 꼭 상담하세요" in result.answer
+    both = runner.run("페니라민정이랑 오메가3 같이 먹어도 돼요?", "supp2")
+    assert both.citations and "오메가3은 건강기능식품(영양제)이라 자료에 없어 답에 넣지 못했습니다" in both.answer

@@ -227,3 +227,22 @@ def test_question_part_keeps_populations_and_drops_context_about_the_user() -> N
     assert question_part("간이 안 좋은데 타이레놀 먹어도 되나요") == "타이레놀 먹어도 되나요"
     assert question_part("술을 자주 마시는데 아세트아미노펜 괜찮을까요") == "아세트아미노펜 괜찮을까요"
     assert question_part("혈압이 높아요") == ""
+
+
+def test_a_question_ending_mid_message_asks() -> None:
+    """A real post wrote two sentences without a full stop; the first asks ("…될까요"), the second ends as a
+    statement ("…같아서요"): one clause ending in 같아서요 was a statement, remembered and acknowledged."""
+    text = "위염에 단백질 보충제 먹어도 될까요 닭가슴살로 먹으려니 위에 부담이 가는거 같아서요"
+    assert message_kind(text, []) == "question"
+    assert clauses(text)[0].kind == "asks"
+
+
+def test_a_spoken_sentence_ending_cuts_clauses_so_facts_are_read_apart() -> None:
+    """Cut at "되나요", the second sentence is a fact the user states: 혈압약 is taken, 타이레놀 only asked about."""
+    kinds = [(c.text, c.kind) for c in clauses("타이레놀 먹어도 되나요 지금 혈압약 먹고 있어요")]
+    assert kinds == [("타이레놀 먹어도 되나요", "asks"), ("지금 혈압약 먹고 있어요", "fact")]
+    assert takes_medication(clause_at("타이레놀 먹어도 되나요 지금 혈압약 먹고 있어요", 20)) is True
+
+
+def test_an_alternative_question_is_not_cut_at_its_first_ending() -> None:
+    assert [c.kind for c in clauses("트리메부틴 식전에 먹어요 식후에 먹어요")] == ["asks"]

@@ -283,6 +283,16 @@ def test_the_adult_age_of_a_child_word_is_read_as_an_adult() -> None:
     assert rule_of("35살 엄마입니다. 아이가 열이 5일째 나요") == "child_fever_5_days"
 
 
+def test_a_son_is_not_read_inside_a_verb() -> None:
+    """아들 inside 잦아들다 ("subside") made an adult's post about a flushed face a child's: it got the child fever
+    list (a real post, 2026-12-02); 받아들이다 and 알아듣다 too. A son is still a child."""
+    from yaksa.scope.red_flags import read_message
+
+    assert not read_message("얼굴에 열이 오르다가 저녁쯤 지나니 잦아들고 괜찮아졌어요").is_child()
+    assert not read_message("진단을 받아들이기 힘들어요").is_child()
+    assert read_message("우리 아들이 열이 나요").is_child() and read_message("큰아들이 열이 나요").is_child()
+
+
 def test_a_today_rule_never_hides_an_emergency() -> None:
     text = "아이가 열이 5일째 나고 머리를 부딪힌 뒤 토해요"           # child_fever_5_days comes first in the table
     assert rule_of(text) == "head_injury" and red_flag(text).urgency == EMERGENCY

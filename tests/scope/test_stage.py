@@ -235,3 +235,19 @@ def test_a_symptom_named_in_everyday_words_passes(stage: ScopeStage) -> None:
     assert not names_a_symptom(replace(refused, in_scope=True), "신물이 올라와요")   # only overrules a refusal
     assert stage.decide("신물이 올라와요").in_scope
     assert names_a_symptom(refused, "한번씩 우측가슴이 찌릿한데 왜그런가요?")    # a part of the body that hurts
+
+
+def test_a_question_about_taking_a_named_supplement_passes(stage: ScopeStage) -> None:
+    """"오메가3 먹어도 되나요?" and "밀크씨슬 간에 좋나요?" were refused on the full bundle (2026-12-02); supplements
+    are in scope. A price or another domain's cue leaves it to the model."""
+    from yaksa.scope.decision import ScopeDecision
+    from yaksa.scope.stage import NAMED_SUPPLEMENT, names_a_supplement
+
+    refused = ScopeDecision(False, "scope_model:whole", {"domain_cues": [], "service_request": None}, "m")
+    assert names_a_supplement(refused, "오메가3 먹어도 되나요?")
+    assert names_a_supplement(refused, "밀크씨슬 간에 좋나요?")
+    assert not names_a_supplement(refused, "화분 영양제 얼마나 자주 줘야 해?")
+    assert not names_a_supplement(replace(refused, signals={"domain_cues": ["shopping"]}), "오메가3 먹어도 되나요?")
+    assert not names_a_supplement(replace(refused, in_scope=True), "오메가3 먹어도 되나요?")
+    assert stage.decide("루테인이랑 오메가3 같이 먹어도 돼요?").in_scope
+    assert NAMED_SUPPLEMENT == "scope_model:named_supplement"   # the trace's reason, named in docs/scope.md

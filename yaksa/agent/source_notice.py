@@ -9,11 +9,13 @@ Usage:
     notice(focus)          # "타이레놀은 자료에 없어 같은 성분(아세트아미노펜) 제품의 허가 정보로 답합니다."
     no_evidence(focus)     # for a named drug with no product in the data
     nothing_named(question)  # for a question that names nothing medical, answered only by labels
+    supplement_reply(["오메가3"], [], ("pregnant",))   # for supplements the data holds no label of
 """
 
 from __future__ import annotations
 
-from yaksa.lexicon.focus import Focus
+from yaksa.lexicon.focus import CHILD_POPULATIONS, Focus
+from yaksa.lexicon.supplements import named_supplements
 from yaksa.llm.evidence import Citation
 from yaksa.llm.safety import SAFETY_LINE_EN, SAFETY_LINE_KO
 from yaksa.retrieval.relevance import is_about
@@ -61,6 +63,10 @@ def notice(focus: Focus | None, citations: list[Citation] | None = None) -> str:
                     if not b.in_data and _answered_from(b.ingredients, citations)}.values())
     sentences = [_brand_notice(b.brand, b.ingredients, citations) for b in missing]
     absent = [name for name in focus.linking.absent if name not in {b.brand for b in missing}]
+    supplements = [name for name in named_supplements(focus.question) if name not in focus.linking.mentions]
+    if supplements:  # "타이레놀이랑 오메가3 같이 먹어도 돼요?": answered from 타이레놀's labels, 오메가3 said to be missing
+        sentences.append(f"{_supplements_named(supplements)} 자료에 없어 답에 넣지 못했습니다. 함께 드셔도 되는지는 "
+                         "약사에게 제품을 보여 주고 확인하세요.")
     if absent:  # "타이레놀이랑 독시정 같이 먹어도 되나요?": answered from 타이레놀's ingredient, silent on 독시정
         sentences.append(f"{with_particle(', '.join(absent), '은', '는')} 자료에 허가 정보가 없어 답에 넣지 못했습니다. "
                          "그 약은 약사에게 확인하세요.")
@@ -101,6 +107,30 @@ def no_evidence(focus: Focus, then: str = "", message: str | None = None) -> str
     prescribed = f" {PRESCRIBED_LINE_KO}" if PRESCRIBED in (message or focus.question) else ""
     return (f"{names}에 해당하는 제품의 허가 정보가 자료에 없어 답변드리기 어렵습니다. 다른 약의 정보로 대신 "
             f"답하지 않습니다.{prescribed} {then or SAFETY_LINE_KO}")
+
+
+def _supplements_named(names: list[str] | tuple[str, ...]) -> str:
+    """"오메가3, 루테인은 건강기능식품(영양제)이라": the topic of the sentences about supplements."""
+    return f"{with_particle(', '.join(names), '은', '는')} 건강기능식품(영양제)이라"
+
+
+def supplement_reply(supplements: list[str] | tuple[str, ...], absent: list[str] | tuple[str, ...] = (),
+                     population: tuple[str, ...] = ()) -> str:
+    """The reply to a question about supplements the data holds no label of (`yaksa.lexicon.supplements`), naming
+    no product of the data: said plainly, never answered from another product ("임신 중에 홍삼 먹어도 되나요?" had
+    got an antacid's and albendazole's doses). `absent`: medicines it names that the data lacks too. What to do
+    is the pharmacist's: the product's own directions, and a check against the person's medicines and state."""
+    lines = [(f"{_supplements_named(supplements)} 이 자료(식약처 의약품 허가 정보)에는 정보가 없어 답변드리기 어렵습니다. "
+              "다른 약의 정보로 대신 답하지 않습니다.")]
+    if absent:
+        lines.append(f"{', '.join(absent)}에 해당하는 제품의 허가 정보도 자료에 없습니다.")
+    if {"pregnant", "breastfeeding"} & set(population):
+        lines.append("임신·수유 중에는 영양제도 드시기 전에 산부인과 의사나 약사와 꼭 상의하세요.")
+    elif CHILD_POPULATIONS & set(population):
+        lines.append("아이에게 먹이려면 아이 나이에 맞는 제품인지 약사나 소아청소년과 의사에게 확인하세요.")
+    lines.append("제품 포장에 적힌 섭취 방법과 주의 사항을 따르시고, 드시는 약이나 앓고 계신 병이 있으면 약사나 의사에게 "
+                 "제품을 보여 주고 함께 드셔도 되는지 확인하세요.")
+    return " ".join([*lines, SAFETY_LINE_KO])
 
 
 NO_RELEVANT_EVIDENCE = ("자료에서 질문하신 내용에 맞는 허가 정보를 찾지 못해 답변드리기 어렵습니다. "

@@ -28,6 +28,7 @@ from typing import Any
 
 from yaksa.extraction.regex_slots import AGE_IN_WORDS, DOL_MONTHS, KOREAN_NUMBERS, regex_slots
 from yaksa.extraction.slots import SlotItem
+from yaksa.extraction.speech_act import SPOKEN_END_DA, SPOKEN_END_YO
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, ASKS_ABOUT_A_DISEASE_EN
 from yaksa.lexicon.focus import ADULT_AGE, CAREFUL_STATE_WORDS, ELDERLY_AGE
 from yaksa.lexicon.section_intent import FAILURE_WORDS, IF_WORDS, says_it_did_not_work
@@ -47,8 +48,7 @@ _ENDS_LIKE_A_SENTENCE = "요여까나지니죠쵸냐래야어아다네데가고�
 _BOUNDARY = re.compile(
     r"(?<=[?!…])(?!(?:을|를|이|가|은|는|도|로|으로|인지)\s)"
     rf"(?!(?<=[가-힣][?])(?<![{_ENDS_LIKE_A_SENTENCE}][?])[가-힣])\s*|(?<=\.)(?!\d)\s*|\n+"
-    r"|(?<=[어아여해돼워에네세죠까나가데지래니써봐져쳐켜혀겨줘와러라예게대서구고]요)\s+"
-    r"|(?<=[니았었했였겠는된한인있없같]다)\s+"
+    rf"|(?<={SPOKEN_END_YO})\s+|(?<={SPOKEN_END_DA})\s+"
 )
 _ONLY_MARKS = re.compile(r"^[\s.?!…~ㅠㅜㅋㅎ^;:,'\"*-]*$")
 

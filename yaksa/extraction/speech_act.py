@@ -58,6 +58,15 @@ _EN_SPLIT = re.compile(
 )
 
 
+# A spoken sentence ending ("…될까요", "…같아요", "…했습니다"): people write several sentences without a full stop,
+# so a word ending so ends its sentence when another word follows. "위염에 단백질 보충제 먹어도 될까요 닭가슴살로
+# 먹으려니 위에 부담이 가는거 같아서요" was one clause ending in 같아서요, asked nothing, and was remembered and
+# acknowledged as a statement (a real post, 2026-12-02). The long-post reader splits its sentences at the same endings.
+SPOKEN_END_YO = "[어아여해돼워에네세죠까나가데지래니써봐져쳐켜혀겨줘와러라예게대서구고]요"
+SPOKEN_END_DA = "[니았었했였겠는된한인있없같]다"
+_ENDS_A_SENTENCE = re.compile(f"(?:{SPOKEN_END_YO}|{SPOKEN_END_DA})$")
+
+
 @dataclass(frozen=True)
 class Clause:
     """One clause of a message with its character span and its kind."""
@@ -73,14 +82,16 @@ def _final_consonant(syllable: str) -> int:
     return (ord(syllable) - 0xAC00) % 28 if "가" <= syllable <= "힣" else -1
 
 
-def _splits_after(word: str, next_word: str | None, rest: str = "") -> bool:
-    """Does a Korean clause end with this word (a connective ending, or a comma after a predicate)?
-    `rest` is the sentence after the word."""
+def _splits_after(word: str, next_word: str | None, rest: str = "", sentence_ends: bool = True) -> bool:
+    """Does a Korean clause end with this word (a connective ending, a spoken sentence ending when `sentence_ends`,
+    or a comma after a predicate)? `rest` is the sentence after the word."""
     bare = re.sub(r"[^가-힣]+$", "", word)
     if word.endswith((",", ";")) and bare and _predicate_end(bare):
         return True
     if len(bare) < 2:
         return False
+    if sentence_ends and _ENDS_A_SENTENCE.search(bare):
+        return True
     if bare.endswith(("지만", "면서", "니까", "는데도", "던데", "으며")):
         return True
     if bare.endswith("데") and _final_consonant(bare[-2]) == 4:  # -는데/-은데/-인데/아픈데/한데
@@ -99,9 +110,10 @@ def _splits_after(word: str, next_word: str | None, rest: str = "") -> bool:
 def _korean_pieces(sentence: str, offset: int) -> list[tuple[int, int]]:
     spans, start = [], offset
     words = list(_WORD.finditer(sentence))
+    sentence_ends = not _ALTERNATIVE.search(sentence)
     for i, m in enumerate(words):
         nxt = words[i + 1].group(0) if i + 1 < len(words) else None
-        if nxt is not None and _splits_after(m.group(0), nxt, sentence[m.end():]):
+        if nxt is not None and _splits_after(m.group(0), nxt, sentence[m.end():], sentence_ends):
             spans.append((start, offset + m.end()))
             start = offset + words[i + 1].start()
     spans.append((start, offset + len(sentence)))
@@ -133,6 +145,14 @@ def _segments(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# alternative questions, one question over two sentence endings: "식전에 먹어요 식후에 먹어요", "아침이에요 아니면
+# 저녁이에요" (not cut at their first ending; `_KO_ASK` reads them as asking)
+_ALTERNATIVE = re.compile(
+    r"아니면|(?:식전|식후|공복).{0,15}(?:식전|식후|공복)(?!.{0,6}상관)"
+    r"|[가-힣]+에\s*(먹|바르|붙|넣|복용|써|쓰)[가-힣]*\s+[가-힣]+에\s*\1"
+)
+
+
 # ---- clause cues --------------------------------------------------------------------------------
 # Korean question words ("몇" besides, which `_KO_ASK` takes only when it is not a duration); read by the
 # quiz-form rule too (`yaksa.scope.trivia`): a question with one is not a yes/no quiz
@@ -152,9 +172,7 @@ _KO_ASK = re.compile(
     r"|(?<![고저])용량|용법|복용법|사용법|투여법|(?:복용|사용|투여|보관)\s*방법|방법|(?:먹|바르|붙이|넣|뿌리|쓰|복용하)는\s*"
     r"(?:법|방법|약|양|시간|횟수|때|순서)|법$|부작용|효능|효과|주의\s*사항|주의할|금기|상호\s*작용|성분|차이|종류|가격|"
     r"유통\s*기한|복용\s*(?:시간|간격|기간)|간격|최대|과다\s*복용|좋은\s*약|약\s*(?:이름|추천)|먹으면\s*안"
-    # alternative questions: "식전에 먹어요 식후에 먹어요", "아침이에요 아니면 저녁이에요"
-    r"|아니면|(?:식전|식후|공복).{0,15}(?:식전|식후|공복)(?!.{0,6}상관)"
-    r"|[가-힣]+에\s*(먹|바르|붙|넣|복용|써|쓰)[가-힣]*\s+[가-힣]+에\s*\1"
+    rf"|{_ALTERNATIVE.pattern}"
 )
 _KO_ASK_END = re.compile(r"가요$")  # "-인가요/-은가요/-ㄴ가요/-ㄹ가요", checked with the syllable before
 _EN_ASK = re.compile(

@@ -74,15 +74,20 @@ _SENTENCES = re.compile(r"[^.!?\n]+")
 
 
 def _without_particle(word: str, shortest: int) -> str:
-    """`word` without a trailing particle ("타미플루를" → "타미플루"), never shorter than `shortest`: the
-    name a reply says ("타미플루를에 해당하는 제품" was said). What follows the name in the same word when that is no
-    form or strength ("타미플루복용.일동아목시실린250…복용중이예요": a real post listing a child's medicines without
-    spaces, all of it said back as one medicine the data lacks) is left out too: the name is its first `shortest`."""
+    """`word` without a trailing particle ("타미플루를" → "타미플루"), never shorter than `shortest`."""
     for particle in sorted(UNLISTED_PARTICLES, key=len, reverse=True):
         if particle and word.endswith(particle) and len(word) - len(particle) >= max(shortest, 2):
-            word = word[: -len(particle)]
-            break
-    return word[:shortest] if word[shortest:].startswith(PARTICLES) else word
+            return word[: -len(particle)]
+    return word
+
+
+def _name_as_said(word: str, name_length: int) -> str:
+    """The name a reply says for a brand or ingredient found at the start of `word`, whose first `name_length`
+    characters are the name: without its particle ("타미플루를에 해당하는 제품" was said), and without what follows it
+    in the same word when that is no form or strength ("타미플루복용.일동아목시실린250…복용중이예요": a real post listing
+    a child's medicines without spaces, all of it said back as one medicine the data lacks)."""
+    word = _without_particle(word, name_length)
+    return word[:name_length] if word[name_length:].startswith(PARTICLES) else word
 
 
 # "스티바A라는 의약품이", "캘론이라는 약을": a name said to be a medicine, whatever its shape (a real post on flushing
@@ -595,7 +600,7 @@ class DrugCatalog:
             if not strength:
                 m = DIGITS.match(nxt)
                 strength = re.sub(r"\D", "", m.group(0)) if m and m.group(0) else ""
-            mentions.append(word if kind not in ("brand", "ingredient") else _without_particle(word, len(key)))
+            mentions.append(word if kind not in ("brand", "ingredient") else _name_as_said(word, len(key)))
             if kind == "brand":
                 brand = key if key in rules.brands else next(b for b, r in rules.brands.items() if key in r.aliases)
                 rule = rules.brands[brand]

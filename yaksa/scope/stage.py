@@ -38,6 +38,7 @@ from yaksa.index.layout import USERDICT_NAME
 from yaksa.lexicon.focus import describes_a_body_complaint, everyday_symptoms, names_a_pain
 from yaksa.lexicon.linking import DrugCatalog
 from yaksa.lexicon.mind_signs import about_mental_health
+from yaksa.lexicon.supplements import asks_about_a_supplement
 from yaksa.retrieval.loader import ContentMemo, LoadedBundle
 from yaksa.scope.decision import ScopeDecision
 from yaksa.scope.device_command import DEVICE_REASON, device_command
@@ -66,6 +67,7 @@ QueryVector = Callable[[str, str], np.ndarray]  # (collection, text) -> query em
 MODEL_VERSION = "scope-lr-v1"
 LEXICAL_ONLY = "lexical"
 NAMED_MEDICINE = "scope_model:named_medicine"   # refused by the model, passed for a product or brand it names
+NAMED_SUPPLEMENT = "scope_model:named_supplement"   # refused by the model, passed for asking about a supplement
 NAMED_SYMPTOM = "scope_model:named_symptom"     # refused by the model, passed for a symptom in everyday words
 MIND_CONCERN = "scope_model:mind_concern"       # refused by the model, passed as a mental-health concern
 MANY_TERMS = "scope_model:many_medical_terms"   # refused by the model, passed for the medical words it names
@@ -86,6 +88,15 @@ def names_a_medicine(decision: ScopeDecision) -> bool:
     signals = decision.signals
     return (not decision.in_scope and bool(signals.get("named_medicines"))
             and not signals.get("domain_cues") and not signals.get("service_request"))
+
+
+def names_a_supplement(decision: ScopeDecision, question: str) -> bool:
+    """Whether a refused message asks about taking a supplement it names (`asks_about_a_supplement`: "오메가3 먹어도
+    되나요?" P below the threshold, "밀크씨슬 간에 좋나요?") with no other domain's cue and no service request
+    ("오메가3 90캡슐 한 통 가격이 얼마예요" stays the model's). Supplements are in scope (docs/scope.md)."""
+    signals = decision.signals
+    return (not decision.in_scope and not signals.get("domain_cues") and not signals.get("service_request")
+            and asks_about_a_supplement(question))
 
 
 def names_a_symptom(decision: ScopeDecision, question: str) -> bool:
@@ -359,8 +370,9 @@ class ScopeStage:
         in the topic) and a short question about the business of medicines (shares, hiring, adverts: "감기약
         회사 주식"), both `harmful.py`, a quiz-style yes/no question (`trivia.py`: "달걀 노른자에는
         콜레스테롤이 많은가?") and a command for a device (`device_command.py`: "건강검진 일정 캘린더에
-        추가해줘"). All keep the model's signals. Six overrule
-        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a
+        추가해줘"). All keep the model's signals. Seven overrule
+        an out-of-scope verdict: a medicine named by a product's or brand's name (`NAMED_MEDICINE`), a question
+        about taking a supplement it names (`NAMED_SUPPLEMENT`), a
         symptom named in everyday words (`NAMED_SYMPTOM`), a message saying how the body feels (`BODY_COMPLAINT_REASON`),
         many medical terms (`MANY_TERMS`), an exam's question on a medical term (`EXAM_QUESTION`), and a
         mental-health concern (`MIND_CONCERN`: a named condition or two signs of depression or anxiety,
@@ -395,6 +407,9 @@ class ScopeStage:
         mind = (not decision.in_scope or may_refuse(question, decision.signals)) and about_mental_health(question)
         if names_a_medicine(decision):
             decision = ScopeDecision(True, NAMED_MEDICINE, {**decision.signals, "named_medicine": True},
+                                     decision.model)
+        elif names_a_supplement(decision, question):
+            decision = ScopeDecision(True, NAMED_SUPPLEMENT, {**decision.signals, "named_supplement": True},
                                      decision.model)
         elif names_a_symptom(decision, question):
             decision = ScopeDecision(True, NAMED_SYMPTOM, {**decision.signals, "named_symptom": True}, decision.model)

@@ -56,7 +56,7 @@ from yaksa.agent.replies import (
     redose_care_reply,
     symptom_care_reply,
 )
-from yaksa.agent.source_notice import no_evidence, nothing_named
+from yaksa.agent.source_notice import no_evidence, nothing_named, supplement_reply
 from yaksa.agent.turn import TurnContext
 from yaksa.extraction.post_reader import asks_like_a_textbook, question_kind
 from yaksa.lexicon.conditions import ASKS_ABOUT_A_DISEASE, conditions_followed_by
@@ -66,6 +66,7 @@ from yaksa.lexicon.food import foods_asked_about, what_to_eat_for
 from yaksa.lexicon.mind_signs import about_mental_health
 from yaksa.lexicon.prescription_classes import prescription_classes_named
 from yaksa.lexicon.redose import asks_to_redose_after_vomiting
+from yaksa.lexicon.supplements import named_supplements
 from yaksa.llm.evidence import Citation
 from yaksa.llm.offline.age_limits import OFFERING_SECTIONS, ChildAge, forbidden_for
 from yaksa.llm.offline.extractive import adult_only_products, visit_note
@@ -290,7 +291,8 @@ def _short_care(state: dict) -> CareReply | None:
     """A short question that no label answers: whether to give a dose again after it came back up
     (`asks_to_redose_after_vomiting`, whatever medicine it names) or whether an expired one may be taken
     (`asks_about_an_expired_medicine`); when a fever needs a doctor, asking about no medicine
-    (`rules_asked`: answered from the red-flag table); or, naming no drug or symptom the labels treat (its
+    (`rules_asked`: answered from the red-flag table); a supplement the data holds no label of, naming no product of
+    the data (`supplement_reply`: "오메가3 먹어도 되나요?"); or, naming no drug or symptom the labels treat (its
     focus, from the turn analysis, is general), a message about the mind (`_about_the_mind`), or only the
     cause of a complaint (`asks_only_the_cause`). The trace's name, the reply and what else the trace notes
     (the fever rules quoted); None else."""
@@ -309,6 +311,12 @@ def _short_care(state: dict) -> CareReply | None:
     if focus is not None and not asks_a_medicine and (fever_rules := _fever_rules_for(state)):
         return "fever_care", lambda text: fever_care_reply(text, fever_rules), {
             "fever_rules": [f.rule_id for f in fever_rules]}
+    if focus is not None and focus.lang == "ko" and not focus.linking.products and (
+            supplements := [s for s in named_supplements(state["question"]) if s not in focus.linking.mentions]):
+        # supplements the data holds no label of, and no product of the data named: said so, no label quoted
+        population = focus.population or tuple(state.get("profile_population") or ())
+        return "supplement", lambda text: supplement_reply(supplements, focus.linking.absent, population), {
+            "supplements": supplements}
     if focus is None or focus.mode != "general":
         return None
     if _about_the_mind(state):
